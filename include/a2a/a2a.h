@@ -1,0 +1,42 @@
+/* a2a: configurable all-to-all collectives for MPI.
+ *
+ * Every call is MPI-shaped and returns MPI_SUCCESS or an MPI error class,
+ * the same on every rank of the communicator.  `algorithm` is a spec string
+ * "name[:key=value[,key=value...]]" (see `a2a list`); NULL means the
+ * environment variable A2A_ALLTOALL (A2A_ALLTOALLV for the v-variant), else
+ * "auto". */
+#ifndef A2A_A2A_H
+#define A2A_A2A_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct A2A_Stats {
+  char      algorithm[128]; /* the resolved spec that ran, e.g. "tra:radix=4" */
+  long long rounds;         /* communication rounds in which this rank sent data (K) */
+  long long messages;       /* point-to-point data messages this rank sent */
+  long long blocks_sent;    /* data blocks this rank sent, forwarded ones included (D); self block excluded */
+  long long bytes_sent;     /* payload bytes this rank sent, metadata excluded */
+  long long meta_bytes_sent;/* metadata bytes sent (two-phase style algorithms) */
+  long long temp_bytes;     /* peak scratch bytes this call used */
+} A2A_Stats;
+
+int A2A_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                 MPI_Comm comm, const char *algorithm);
+
+int A2A_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm, const char *algorithm);
+
+/* This rank's statistics of its last A2A_Alltoall / A2A_Alltoallv call. */
+int A2A_Last_stats(A2A_Stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* A2A_A2A_H */

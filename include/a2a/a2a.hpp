@@ -1,0 +1,24 @@
+// C++ conveniences over the C API.
+#pragma once
+#include <string>
+
+#include "a2a/a2a.h"
+
+namespace a2a {
+
+// How argument errors are made the same on every rank.
+//  agree (default): one 3-integer MPI_Allreduce per call folds every rank's
+//    local checks, so a bad argument on any one rank fails the call on all.
+//  local: no extra communication; errors agree only when every rank passes
+//    the same (bad) arguments, as MPI itself assumes.  For production runs.
+// The initial mode comes from A2A_ERROR_CHECK=agree|local; set_error_check
+// changes it for this process (every rank of a communicator must match).
+enum class ErrorCheck { agree, local };
+void set_error_check(ErrorCheck mode);
+ErrorCheck error_check();
+
+// Why this rank's last call failed, e.g. "a2a: unknown parameter 'radx' for
+// tra; expected radix"; empty after a successful call.
+std::string last_error_message();
+
+}  // namespace a2a

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Builds and runs every test: a Release build, an install check
+# (find_package(a2a) and pkg-config from a fresh prefix), then the same tests
+# under AddressSanitizer + UndefinedBehaviorSanitizer.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+source scripts/env.sh
+jobs=$(nproc)
+
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+cmake --build build -j "$jobs"
+(cd build && ctest -j "$jobs" --output-on-failure)
+bash scripts/check-install.sh build
+cmake -S . -B build-sanitize -DCMAKE_BUILD_TYPE=Debug -DA2A_SANITIZE=ON >/dev/null
+cmake --build build-sanitize -j "$jobs"
+(cd build-sanitize && ctest -j "$jobs" --output-on-failure)

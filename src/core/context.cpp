@@ -1,0 +1,93 @@
+#include "core/context.hpp"
+
+namespace a2a::detail {
+
+char* Scratch::get(Region region, size_t bytes, Stats& stats) {
+  stats.temp_bytes += static_cast<long long>(bytes);
+  if (bytes > cap_[region]) {
+    buf_[region].reset(new char[bytes]);
+    cap_[region] = bytes;
+  }
+  return buf_[region].get();
+}
+
+size_t Scratch::reserved() const {
+  size_t total = 0;
+  for (size_t c : cap_) total += c;
+  return total;
+}
+
+TypeCache::~TypeCache() { clear(); }
+
+void TypeCache::clear() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    for (auto& t : types_) MPI_Type_free(&t);
+  types_.clear();
+  key_.clear();
+}
+
+const std::vector<MPI_Datatype>* TypeCache::find(const std::string& key) const {
+  return key == key_ && !key.empty() ? &types_ : nullptr;
+}
+
+const std::vector<MPI_Datatype>& TypeCache::store(const std::string& key, std::vector<MPI_Datatype> types) {
+  clear();
+  key_ = key;
+  types_ = std::move(types);
+  return types_;
+}
+
+CommContext::~CommContext() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+}
+
+const std::vector<schedule::Step>& CommContext::tra_steps(int radix) {
+  auto it = tra_.find(radix);
+  if (it == tra_.end()) it = tra_.emplace(radix, schedule::tra_steps(size, radix)).first;
+  return it->second;
+}
+
+const std::vector<schedule::Step>& CommContext::linear_steps() {
+  if (linear_.empty() && size > 1) linear_ = schedule::linear_steps(size);
+  return linear_;
+}
+
+namespace {
+int keyval = MPI_KEYVAL_INVALID;
+
+int delete_context(MPI_Comm, int, void* value, void*) {
+  delete static_cast<CommContext*>(value);
+  return MPI_SUCCESS;
+}
+}  // namespace
+
+int get_context(MPI_Comm user, CommContext*& ctx) {
+  if (keyval == MPI_KEYVAL_INVALID) {
+    const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  int found = 0;
+  void* value = nullptr;
+  int rc = MPI_Comm_get_attr(user, keyval, &value, &found);
+  if (rc != MPI_SUCCESS) return rc;
+  if (found) {
+    ctx = static_cast<CommContext*>(value);
+    return MPI_SUCCESS;
+  }
+  auto fresh = std::make_unique<CommContext>();
+  rc = MPI_Comm_dup(user, &fresh->comm);
+  if (rc != MPI_SUCCESS) return rc;
+  MPI_Comm_set_errhandler(fresh->comm, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(fresh->comm, &fresh->rank);
+  MPI_Comm_size(fresh->comm, &fresh->size);
+  rc = MPI_Comm_set_attr(user, keyval, fresh.get());
+  if (rc != MPI_SUCCESS) return rc;
+  ctx = fresh.release();
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

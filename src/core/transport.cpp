@@ -1,0 +1,97 @@
+#include "core/transport.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+namespace a2a::detail {
+
+size_t max_message_bytes() {
+  static const size_t limit = [] {
+    const char* v = std::getenv("A2A_MAX_MESSAGE_BYTES");
+    const long long n = v ? std::atoll(v) : 0;
+    return n > 0 && static_cast<size_t>(n) < kMaxMessageBytes ? static_cast<size_t>(n) : kMaxMessageBytes;
+  }();
+  return limit;
+}
+
+void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
+  char* p = static_cast<char*>(buf);
+  do {
+    const size_t piece = std::min(bytes, max_message_bytes());
+    reqs_.emplace_back();
+    note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, &reqs_.back()));
+    p += piece;
+    bytes -= piece;
+  } while (bytes > 0);
+}
+
+void Requests::send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
+  const char* p = static_cast<const char*>(buf);
+  stats.bytes_sent += static_cast<long long>(bytes);
+  do {
+    const size_t piece = std::min(bytes, max_message_bytes());
+    reqs_.emplace_back();
+    note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, &reqs_.back()));
+    ++stats.messages;
+    p += piece;
+    bytes -= piece;
+  } while (bytes > 0);
+}
+
+void Requests::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {
+  reqs_.emplace_back();
+  note(MPI_Irecv(buf, 1, type, src, kDataTag, comm, &reqs_.back()));
+}
+
+void Requests::send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm,
+                          Stats& stats) {
+  reqs_.emplace_back();
+  note(MPI_Isend(buf, 1, type, dst, kDataTag, comm, &reqs_.back()));
+  ++stats.messages;
+  stats.bytes_sent += static_cast<long long>(payload);
+}
+
+int Requests::wait_all() {
+  if (!reqs_.empty()) note(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE));
+  reqs_.clear();
+  const int rc = err_;
+  err_ = MPI_SUCCESS;
+  return rc;
+}
+
+int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
+             Stats& stats) {
+  Requests r;
+  r.recv(rbuf, rbytes, src, comm);
+  r.send(sbuf, sbytes, dst, comm, stats);
+  return r.wait_all();
+}
+
+int make_bytes_type(size_t bytes, MPI_Datatype* out) {
+  const size_t limit = max_message_bytes();
+  if (bytes <= limit) return MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, out);
+  // Whole pieces followed by the remainder, as a two-member struct.
+  MPI_Datatype piece, parts;
+  const size_t n = bytes / limit, rest = bytes % limit;
+  MPI_Type_contiguous(static_cast<int>(limit), MPI_BYTE, &piece);
+  MPI_Type_contiguous(static_cast<int>(n), piece, &parts);
+  int lens[2] = {1, static_cast<int>(rest)};
+  MPI_Aint displs[2] = {0, static_cast<MPI_Aint>(n * limit)};
+  MPI_Datatype types[2] = {parts, MPI_BYTE};
+  const int rc = MPI_Type_create_struct(rest ? 2 : 1, lens, displs, types, out);
+  MPI_Type_free(&piece);
+  MPI_Type_free(&parts);
+  return rc;
+}
+
+int make_blocks_type(size_t bytes, const std::vector<MPI_Aint>& displs, MPI_Datatype* out) {
+  MPI_Datatype block;
+  int rc = make_bytes_type(bytes, &block);
+  if (rc != MPI_SUCCESS) return rc;
+  rc = MPI_Type_create_hindexed_block(static_cast<int>(displs.size()), 1, displs.data(), block, out);
+  MPI_Type_free(&block);
+  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+  return rc;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,45 @@
+// Point-to-point helpers on the private communicator.  Byte counts are 64-bit;
+// a message above max_message_bytes() travels as several ordered pieces with
+// the same tag, so no MPI count ever overflows int.
+#pragma once
+#include <mpi.h>
+
+#include <cstddef>
+#include <vector>
+
+#include "core/context.hpp"
+
+namespace a2a::detail {
+
+constexpr size_t kMaxMessageBytes = size_t{1} << 30;
+// kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (read once; must be the same on
+// every rank) so tests can exercise the splitting with small messages.
+size_t max_message_bytes();
+constexpr int kDataTag = 1;  // the private communicator carries only library traffic
+
+class Requests {
+ public:
+  void recv(void* buf, size_t bytes, int src, MPI_Comm comm);
+  void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
+  // Derived-datatype message of one element (block lists built by the caller).
+  void recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm);
+  void send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm, Stats& stats);
+  int wait_all();  // first MPI error seen, or MPI_SUCCESS
+
+ private:
+  std::vector<MPI_Request> reqs_;
+  int err_ = MPI_SUCCESS;
+  void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }
+};
+
+// One blocking exchange: send `sbytes` to dst while receiving `rbytes` from src.
+int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
+             Stats& stats);
+
+// A datatype of exactly `bytes` contiguous bytes (any size, int-safe).
+int make_bytes_type(size_t bytes, MPI_Datatype* out);
+// One element selecting blocks of `bytes` at the given byte displacements
+// (relative to the buffer passed to MPI, or absolute with MPI_BOTTOM).
+int make_blocks_type(size_t bytes, const std::vector<MPI_Aint>& displs, MPI_Datatype* out);
+
+}  // namespace a2a::detail

@@ -1,0 +1,47 @@
+// Pure schedule math for the uniform all-to-all algorithms: digits, rounds,
+// block lists, closed forms for K and D.  No MPI here, so every schedule is
+// unit-tested by simulation (tests/unit/test_schedule.cpp).
+//
+// Slot model shared by all schedules.  Rank p holds P slots.  In the forward
+// orientation slot i starts as send block (p+i)%P, a step of distance d sends
+// the listed slots to (p+d)%P and receives the same slots from (p-d)%P, and
+// slot i finally holds the block from source (p-i)%P.  The mirrored
+// orientation (modified / zero-rotation Bruck) negates every distance: slot i
+// starts as send block (p-i)%P and ends as the block from (p+i)%P.  Either
+// way slot 0 is the rank's own block and never travels.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace a2a::detail::schedule {
+
+struct Step {
+  int distance = 0;        // send to p+distance, receive from p-distance (forward)
+  std::vector<int> slots;  // slots exchanged in this step, ascending
+};
+
+// Number of base-r digits needed to write 0..P-1 (w = ceil(log_r P)), integer only.
+int digit_count(long long P, long long r);
+long long ipow(long long base, int exp);
+int digit(long long i, long long r, int x);  // x-th base-r digit of i
+
+// TRA: rounds (x ascending, z ascending) that send at least one block.
+std::vector<Step> tra_steps(int P, int r);
+// Closed forms of the TRA paper (propositions 3 and 4); r is clamped to P.
+long long tra_rounds_closed(long long P, long long r);
+long long tra_blocks_closed(long long P, long long r);
+
+// Linear family: step i (1..P-1) sends slot i over distance i.
+std::vector<Step> linear_steps(int P);
+
+// Totals of a schedule.
+long long count_rounds(const std::vector<Step>& steps);
+long long count_blocks(const std::vector<Step>& steps);
+
+// Number of steps at or after `step` in which `slot` still moves
+// (zero-copy Bruck alternates buffers by the parity of this number).
+std::vector<std::vector<int>> remaining_hops(int P, const std::vector<Step>& steps);
+
+inline int mod(long long a, int P) { long long m = a % P; return static_cast<int>(m < 0 ? m + P : m); }
+
+}  // namespace a2a::detail::schedule

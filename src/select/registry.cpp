@@ -1,0 +1,177 @@
+#include "select/registry.hpp"
+
+#include <charconv>
+#include <map>
+#include <mutex>
+#include <tuple>
+
+#include "select/spec.hpp"
+
+namespace a2a::detail {
+
+const std::vector<AlgorithmInfo>& algorithms() {
+  static const ParamInfo dt{"dt", "0", "1: move blocks with MPI derived datatypes instead of memcpy"};
+  static const std::vector<AlgorithmInfo> table = {
+      {"native", Collective::alltoall, "the MPI library's own MPI_Alltoall", {}, nullptr},
+      {"linear", Collective::alltoall, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, linear},
+      {"spread-out", Collective::alltoall, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, spread_out},
+      {"scattered", Collective::alltoall, "MPICH batched spread-out",
+       {{"block", "32", "requests in flight per batch (>= 1)"}}, scattered},
+      {"pairwise", Collective::alltoall, "P-1 blocking exchanges, to rank+i from rank-i", {}, pairwise},
+      {"bruck-basic", Collective::alltoall, "Bruck: rotation, log2 P steps, inverse rotation", {dt}, bruck_basic},
+      {"bruck-modified", Collective::alltoall, "Bruck without the final rotation", {dt}, bruck_modified},
+      {"bruck-zero-copy", Collective::alltoall, "Bruck alternating two buffers, received data never copied", {dt},
+       bruck_zero_copy},
+      {"bruck-zero-rotation", Collective::alltoall, "Bruck with a rotation index, no rotation phase at all", {},
+       bruck_zero_rotation},
+      {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
+       {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
+      {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}, nullptr},
+  };
+  return table;
+}
+
+std::string auto_choice(Collective coll, int P, long long block_bytes) {
+  if (coll == Collective::alltoallv) return "native";
+  // Provisional until the tuning table: small blocks at scale are latency
+  // bound, where the sqrt(P) radix trades few rounds for modest extra volume
+  // (the TRA paper's regime); otherwise send each block once.  On the 2-core
+  // development machine spread-out is within noise of the best up to P = 16.
+  return (P >= 64 && block_bytes <= 256) ? "tra:radix=auto" : "spread-out";
+}
+
+namespace {
+
+bool parse_int(const std::string& s, long long& v) {
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  return ec == std::errc() && ptr == end;
+}
+
+const AlgorithmInfo* find(Collective coll, const std::string& name) {
+  for (const auto& a : algorithms())
+    if (a.collective == coll && name == a.name) return &a;
+  return nullptr;
+}
+
+std::string expected_keys(const AlgorithmInfo& a) {
+  if (a.params.empty()) return "it takes no parameters";
+  std::string keys = "expected ";
+  for (size_t k = 0; k < a.params.size(); ++k) keys += (k ? ", " : "") + std::string(a.params[k].key);
+  return keys;
+}
+
+// Syntax and names checked once per distinct string; defaults filled in.
+int validate(Collective coll, const std::string& text, Spec& spec, std::string& error) {
+  static std::mutex lock;
+  static std::map<std::pair<int, std::string>, std::pair<Spec, std::string>> cache;
+  std::lock_guard<std::mutex> guard(lock);
+  const auto key = std::make_pair(static_cast<int>(coll), text);
+  auto it = cache.find(key);
+  if (it == cache.end()) {
+    Spec s;
+    std::string err;
+    if (split_spec(text, s, err)) {
+      const AlgorithmInfo* info = s.name == "auto" ? nullptr : find(coll, s.name);
+      if (s.name == "auto") {
+        if (!s.params.empty()) err = "a2a: 'auto' takes no parameters";
+      } else if (!info) {
+        err = "a2a: unknown algorithm '" + s.name + "' (see `a2a list`)";
+      } else {
+        for (const auto& kv : s.params) {
+          bool known = false;
+          for (const auto& p : info->params) known = known || kv.first == p.key;
+          if (!known) err = "a2a: unknown parameter '" + kv.first + "' for " + s.name + "; " + expected_keys(*info);
+        }
+        for (const auto& p : info->params) s.params.emplace(p.key, p.fallback);
+      }
+    }
+    it = cache.emplace(key, std::make_pair(s, err)).first;
+  }
+  spec = it->second.first;
+  error = it->second.second;
+  return error.empty() ? MPI_SUCCESS : MPI_ERR_ARG;
+}
+
+long long ceil_sqrt(long long P) {
+  long long r = 1;
+  while (r * r < P) ++r;
+  return r;
+}
+
+}  // namespace
+
+namespace {
+int resolve_uncached(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
+                     std::string& error);
+}
+
+// Calls repeat the same (spec, P, block size): remember the outcome.
+int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
+            std::string& error) {
+  using Key = std::tuple<int, std::string, int, long long>;
+  static std::mutex lock;
+  static std::map<Key, std::tuple<int, Resolved, std::string>> cache;
+  Key key{static_cast<int>(coll), text, P, block_bytes};
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    const auto it = cache.find(key);
+    if (it != cache.end()) {
+      std::tie(std::ignore, out, error) = it->second;
+      return std::get<0>(it->second);
+    }
+  }
+  const int rc = resolve_uncached(coll, text, P, block_bytes, out, error);
+  std::lock_guard<std::mutex> guard(lock);
+  if (cache.size() >= 4096) cache.clear();  // bounded: many distinct sizes just start over
+  cache.emplace(std::move(key), std::make_tuple(rc, out, error));
+  return rc;
+}
+
+namespace {
+int resolve_uncached(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
+                     std::string& error) {
+  Spec spec;
+  if (const int rc = validate(coll, text, spec, error)) return rc;
+  if (spec.name == "auto")
+    return resolve_uncached(coll, auto_choice(coll, P, block_bytes), P, block_bytes, out, error);
+  out = Resolved{};
+  out.info = find(coll, spec.name);
+  out.canonical = spec.name;
+  const char* sep = ":";
+  for (const auto& p : out.info->params) {
+    const std::string& value = spec.params[p.key];
+    long long v = 0;
+    const std::string key = p.key;
+    std::string shown = value;
+    if (key == "radix") {
+      if (value == "auto") v = ceil_sqrt(P);
+      else if (!parse_int(value, v) || v < 2) {
+        error = "a2a: radix must be an integer >= 2 or auto, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      v = std::max<long long>(2, std::min<long long>(v, P));
+      out.params.radix = static_cast<int>(v);
+      shown = std::to_string(v);
+    } else if (key == "block") {
+      if (!parse_int(value, v) || v < 1 || v > (1 << 30)) {
+        error = "a2a: block must be a positive integer, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      out.params.block = static_cast<int>(v);
+    } else if (key == "dt") {
+      if (value != "0" && value != "1") {
+        error = "a2a: dt must be 0 or 1, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      out.params.dt = value == "1";
+    }
+    out.canonical += sep + key + "=" + shown;
+    sep = ",";
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+}  // namespace a2a::detail

@@ -1,0 +1,44 @@
+// The one registry of algorithms: names, knobs with defaults, entry points,
+// and resolution of a spec string (plus "auto") into a runnable choice.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+struct ParamInfo {
+  const char* key;
+  const char* fallback;  // default value
+  const char* help;
+};
+
+enum class Collective { alltoall, alltoallv };
+
+struct AlgorithmInfo {
+  const char* name;
+  Collective collective;
+  const char* summary;
+  std::vector<ParamInfo> params;
+  UniformFn uniform;  // nullptr: the MPI library's own collective ("native")
+};
+
+const std::vector<AlgorithmInfo>& algorithms();
+
+struct Resolved {
+  const AlgorithmInfo* info = nullptr;
+  Params params;
+  std::string canonical;  // e.g. "tra:radix=4", with every knob's value as run
+};
+
+// The rule "auto" follows until a tuning table exists (also shown by `a2a list`).
+std::string auto_choice(Collective coll, int P, long long block_bytes);
+
+// Parses and validates `text` (cached per distinct string) and resolves knobs
+// that depend on the call (radix=auto, radix > P).  Returns MPI_SUCCESS or
+// MPI_ERR_ARG with a message in `error`.
+int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
+            std::string& error);
+
+}  // namespace a2a::detail

@@ -1,0 +1,30 @@
+// Linear all-to-all as Open MPI's basic linear algorithm: every receive
+// posted (from rank+1 upward), then every send (to rank-1 downward), one
+// wait.  Each block travels once, straight to its destination: K = D = P-1,
+// cost (P-1)*alpha + (P-1)*n*beta with all messages in flight at once.
+// No scratch, no knobs.
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+int linear(const UniformCall& c, const Params&) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  const auto& steps = c.ctx.linear_steps();
+  Requests reqs;
+  for (auto s = steps.rbegin(); s != steps.rend(); ++s) {  // from rank+1 upward
+    const int src = mod(p - s->distance, P);
+    reqs.recv(c.recv_block(src), c.bs, src, c.comm());
+  }
+  for (auto s = steps.rbegin(); s != steps.rend(); ++s) {  // to rank-1 downward
+    const int dst = mod(p + s->distance, P);
+    reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+    c.count_round(1);
+  }
+  return reqs.wait_all();
+}
+
+}  // namespace a2a::detail

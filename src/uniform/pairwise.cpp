@@ -1,0 +1,23 @@
+// Pairwise: P-1 blocking exchanges, step i sending to rank+i while
+// receiving from rank-i, so one message per rank is in flight.
+// K = D = P-1, cost (P-1)*(alpha + n*beta).  No scratch, no knobs.
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+int pairwise(const UniformCall& c, const Params&) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  for (const auto& s : c.ctx.linear_steps()) {
+    const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
+    if (const int rc = exchange(c.send_block(dst), c.bs, dst, c.recv_block(src), c.bs, src, c.comm(), c.stats))
+      return rc;
+    c.count_round(1);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,36 @@
+// Scattered (MPICH's batched spread-out): the spread-out peers in batches of
+// `block` requests, waiting for each batch before the next, which bounds
+// the messages in flight.  K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.
+// Knob block (default 32, as MPICH's ALLTOALL_THROTTLE).  No scratch.
+#include <algorithm>
+
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+int scattered(const UniformCall& c, const Params& prm) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  const auto& steps = c.ctx.linear_steps();
+  const size_t batch = static_cast<size_t>(prm.block);
+  for (size_t first = 0; first < steps.size(); first += batch) {
+    Requests reqs;
+    const size_t last = std::min(steps.size(), first + batch);
+    for (size_t k = first; k < last; ++k) {
+      const int src = mod(p - steps[k].distance, P);
+      reqs.recv(c.recv_block(src), c.bs, src, c.comm());
+    }
+    for (size_t k = first; k < last; ++k) {
+      const int dst = mod(p + steps[k].distance, P);
+      reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+      c.count_round(1);
+    }
+    if (const int rc = reqs.wait_all()) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,24 @@
+// Spread-out: Isend/Irecv with peer (rank+i)%P, i = 1..P-1, in round-robin
+// order so that no rank is everyone's first target, then one wait.
+// K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.  No scratch, no knobs.
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+int spread_out(const UniformCall& c, const Params&) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  Requests reqs;
+  for (const auto& s : c.ctx.linear_steps()) {
+    const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
+    reqs.recv(c.recv_block(src), c.bs, src, c.comm());
+    reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+    c.count_round(1);
+  }
+  return reqs.wait_all();
+}
+
+}  // namespace a2a::detail

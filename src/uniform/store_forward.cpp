@@ -1,0 +1,39 @@
+#include "uniform/store_forward.hpp"
+
+#include <algorithm>
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& steps, int dir) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  size_t widest = 0;
+  for (const auto& s : steps) widest = std::max(widest, s.slots.size());
+  char* out = c.ctx.scratch.get(Scratch::kWork0, widest * c.bs, c.stats);
+  char* in = c.ctx.scratch.get(Scratch::kWork1, widest * c.bs, c.stats);
+  std::vector<char> moved(P, 0);  // slot already left the send buffer
+  auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };
+  for (const auto& s : steps) {
+    size_t off = 0;
+    for (int i : s.slots) {
+      const char* from = moved[i] ? home(i) : c.send_block(mod(p + static_cast<long long>(dir) * i, P));
+      std::memcpy(out + off, from, c.bs);
+      off += c.bs;
+    }
+    const int dst = mod(p + static_cast<long long>(dir) * s.distance, P);
+    const int src = mod(p - static_cast<long long>(dir) * s.distance, P);
+    if (const int rc = exchange(out, off, dst, in, off, src, c.comm(), c.stats)) return rc;
+    off = 0;
+    for (int i : s.slots) {
+      std::memcpy(home(i), in + off, c.bs);
+      moved[i] = 1;
+      off += c.bs;
+    }
+    c.count_round(s.slots.size());
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

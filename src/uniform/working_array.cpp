@@ -1,0 +1,69 @@
+#include "uniform/working_array.hpp"
+
+#include <algorithm>
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+namespace {
+
+int step_types(const UniformCall& c, MPI_Aint stride, const std::function<int(int)>& pos,
+               const std::vector<schedule::Step>& steps, const char* name, const std::vector<MPI_Datatype>*& out) {
+  const std::string key = std::string(name) + "/" + std::to_string(c.bs) + "/" + std::to_string(stride);
+  if ((out = c.ctx.types.find(key))) return MPI_SUCCESS;
+  std::vector<MPI_Datatype> types;
+  for (const auto& s : steps) {
+    std::vector<MPI_Aint> displs;
+    for (int i : s.slots) displs.push_back(pos(i) * stride);
+    types.emplace_back();
+    if (const int rc = make_blocks_type(c.bs, displs, &types.back())) return rc;
+  }
+  out = &c.ctx.types.store(key, std::move(types));
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std::function<int(int)>& pos,
+                      const std::vector<schedule::Step>& steps, int dir, bool dt, const char* name) {
+  const int P = c.P(), p = c.rank();
+  const std::vector<MPI_Datatype>* types = nullptr;
+  char *out = nullptr, *in = nullptr;
+  if (dt) {
+    if (const int rc = step_types(c, stride, pos, steps, name, types)) return rc;
+  } else {
+    size_t widest = 0;
+    for (const auto& s : steps) widest = std::max(widest, s.slots.size());
+    out = c.ctx.scratch.get(Scratch::kWork1, 2 * widest * c.bs, c.stats);  // send half, receive half
+    in = out + widest * c.bs;
+  }
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const auto& s = steps[k];
+    const int dst = mod(p + static_cast<long long>(dir) * s.distance, P);
+    const int src = mod(p - static_cast<long long>(dir) * s.distance, P);
+    const size_t bytes = s.slots.size() * c.bs;
+    if (dt) {
+      const int rc = MPI_Sendrecv_replace(W, 1, (*types)[k], dst, kDataTag, src, kDataTag, c.comm(), MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+      ++c.stats.messages;
+      c.stats.bytes_sent += static_cast<long long>(bytes);
+    } else {
+      size_t off = 0;
+      for (int i : s.slots) {
+        std::memcpy(out + off, W + pos(i) * stride, c.bs);
+        off += c.bs;
+      }
+      if (const int rc = exchange(out, bytes, dst, in, bytes, src, c.comm(), c.stats)) return rc;
+      off = 0;
+      for (int i : s.slots) {
+        std::memcpy(W + pos(i) * stride, in + off, c.bs);
+        off += c.bs;
+      }
+    }
+    c.count_round(s.slots.size());
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,137 @@
+// Test data for all-to-all: every int encodes (source, destination, index),
+// buffers are laid out through datatypes with gaps, and every byte outside
+// the data positions must come back untouched.
+#pragma once
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "a2a/a2a.hpp"
+#include "schedule/schedule.hpp"
+
+namespace a2a::test {
+
+inline int encode(int src, int dst, long long j) {
+  return ((src * 64 + dst) << 16) + static_cast<int>(j % 65536);
+}
+
+// Where the ints of one element sit, relative to the element's address.
+struct Layout {
+  std::string name;
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  std::vector<MPI_Aint> offsets;
+  MPI_Aint extent = 0;
+  int ints() const { return static_cast<int>(offsets.size()); }
+};
+
+inline const Layout& int_layout() {
+  static const Layout l{"int", MPI_INT, {0}, 4};
+  return l;
+}
+inline const Layout& pair_layout() {  // 2 contiguous ints in one element
+  static const Layout l = [] {
+    Layout x{"pair", MPI_DATATYPE_NULL, {0, 4}, 8};
+    MPI_Type_contiguous(2, MPI_INT, &x.type);
+    MPI_Type_commit(&x.type);
+    return x;
+  }();
+  return l;
+}
+inline const Layout& strided_layout() {  // ints at 0 and 12, lb -4, extent 24
+  static const Layout l = [] {
+    Layout x{"strided", MPI_DATATYPE_NULL, {0, 12}, 24};
+    MPI_Datatype vec;
+    MPI_Type_vector(2, 1, 3, MPI_INT, &vec);
+    MPI_Type_create_resized(vec, -4, 24, &x.type);
+    MPI_Type_commit(&x.type);
+    MPI_Type_free(&vec);
+    return x;
+  }();
+  return l;
+}
+
+inline const Layout& padded_layout() {  // one int, extent 8: gap-free only at count 1
+  static const Layout l = [] {
+    Layout x{"padded", MPI_DATATYPE_NULL, {0}, 8};
+    MPI_Type_create_resized(MPI_INT, 0, 8, &x.type);
+    MPI_Type_commit(&x.type);
+    return x;
+  }();
+  return l;
+}
+
+// A buffer of `elems` elements of a layout with margins on both sides.
+struct Buffer {
+  static constexpr size_t kMargin = 64;
+  static constexpr unsigned char kUntouched = 0xEE;
+  const Layout* layout;
+  std::vector<unsigned char> bytes;
+  Buffer(const Layout& l, long long elems)
+      : layout(&l), bytes(2 * kMargin + static_cast<size_t>(elems * l.extent), kUntouched) {}
+  unsigned char* data() { return bytes.data() + kMargin; }
+  int* at(long long block_elems, int block, long long j) {  // j-th int of a block
+    const long long e = block * block_elems + j / layout->ints();
+    return reinterpret_cast<int*>(data() + e * layout->extent + layout->offsets[j % layout->ints()]);
+  }
+};
+
+// Fills block d of `buf` with what this rank sends to d.
+inline void fill_send(Buffer& buf, long long block_elems, int rank, int P) {
+  const long long n = block_elems * buf.layout->ints();
+  for (int d = 0; d < P; ++d)
+    for (long long j = 0; j < n; ++j) *buf.at(block_elems, d, j) = encode(rank, d, j);
+}
+
+// Counts wrong data ints and touched gap bytes; prints the first few.
+inline long long check_recv(Buffer& buf, long long block_elems, int rank, int P, const std::string& what) {
+  std::vector<char> is_data(buf.bytes.size(), 0);
+  const long long n = block_elems * buf.layout->ints();
+  long long wrong = 0;
+  for (int s = 0; s < P; ++s)
+    for (long long j = 0; j < n; ++j) {
+      int* p = buf.at(block_elems, s, j);
+      std::memset(&is_data[reinterpret_cast<unsigned char*>(p) - buf.bytes.data()], 1, sizeof(int));
+      if (*p != encode(s, rank, j) && wrong++ < 3)
+        ADD_FAILURE() << what << ": rank " << rank << " got " << std::hex << *p << std::dec << " for (src " << s
+                      << ", dst " << rank << ", index " << j << ")";
+    }
+  for (size_t b = 0; b < buf.bytes.size(); ++b)
+    if (!is_data[b] && buf.bytes[b] != Buffer::kUntouched && wrong++ < 3)
+      ADD_FAILURE() << what << ": rank " << rank << " wrote gap byte " << b;
+  return wrong;
+}
+
+// K and D the specs must report, from the closed forms (independent of the
+// implementation's own schedule code paths).
+struct Expected {
+  std::string canonical;
+  long long rounds, blocks;
+};
+
+inline Expected expected_stats(const std::string& spec, int P) {
+  namespace s = a2a::detail::schedule;
+  const long long lin = P - 1;
+  if (spec.rfind("tra", 0) == 0) {
+    long long r = 2;
+    const auto eq = spec.find('=');
+    if (eq == std::string::npos || spec.substr(eq + 1) == "auto") {
+      while (r * r < P) ++r;
+    } else {
+      r = std::stoll(spec.substr(eq + 1));
+    }
+    r = std::max(2LL, std::min<long long>(r, P));
+    return {"tra:radix=" + std::to_string(r), s::tra_rounds_closed(P, r), s::tra_blocks_closed(P, r)};
+  }
+  if (spec.rfind("bruck", 0) == 0) {
+    std::string canon = spec;
+    if (spec != "bruck-zero-rotation" && spec.find(':') == std::string::npos) canon += ":dt=0";
+    return {canon, s::tra_rounds_closed(P, 2), s::tra_blocks_closed(P, 2)};
+  }
+  if (spec == "scattered") return {"scattered:block=32", lin, lin};
+  return {spec, lin, lin};
+}
+
+}  // namespace a2a::test

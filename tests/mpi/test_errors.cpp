@@ -1,0 +1,141 @@
+// Bad input: a clear MPI error class, the same on every rank, and no hang;
+// the communicator stays usable afterwards.
+#include "harness.hpp"
+
+using namespace a2a::test;
+
+namespace {
+
+struct Call {
+  int rank, P;
+  std::vector<int> s, r;
+  Call() {
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    s.assign(4 * P, rank);
+    r.assign(4 * P, -1);
+  }
+  int run(const char* spec, int scount = 4, int rcount = 4, MPI_Datatype stype = MPI_INT,
+          MPI_Datatype rtype = MPI_INT) {
+    return A2A_Alltoall(s.data(), scount, stype, r.data(), rcount, rtype, MPI_COMM_WORLD, spec);
+  }
+};
+
+// Every rank got `rc`, and it equals `want`.
+void expect_everywhere(int rc, int want, const std::string& what) {
+  int lo = rc, hi = rc;
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(lo, hi) << what << ": ranks disagree";
+  int cls = MPI_SUCCESS;
+  MPI_Error_class(rc, &cls);
+  EXPECT_EQ(cls, want) << what << ": " << a2a::last_error_message();
+}
+
+void expect_still_works() {
+  Call c;
+  EXPECT_EQ(c.run("tra:radix=3"), MPI_SUCCESS);
+  for (int s = 0; s < c.P; ++s) EXPECT_EQ(c.r[4 * s], s);
+}
+
+}  // namespace
+
+TEST(Errors, UnknownAlgorithm) {
+  Call c;
+  expect_everywhere(c.run("nosuch"), MPI_ERR_ARG, "unknown algorithm");
+  EXPECT_NE(a2a::last_error_message().find("unknown algorithm 'nosuch'"), std::string::npos);
+  expect_still_works();
+}
+
+TEST(Errors, UnknownParameter) {
+  Call c;
+  expect_everywhere(c.run("tra:radx=3"), MPI_ERR_ARG, "unknown parameter");
+  EXPECT_EQ(a2a::last_error_message(), "a2a: unknown parameter 'radx' for tra; expected radix");
+  expect_still_works();
+}
+
+TEST(Errors, RadixBelowTwo) {
+  Call c;
+  expect_everywhere(c.run("tra:radix=1"), MPI_ERR_ARG, "radix 1");
+  expect_everywhere(c.run("tra:radix=0"), MPI_ERR_ARG, "radix 0");
+  expect_still_works();
+}
+
+TEST(Errors, NegativeCount) {
+  Call c;
+  expect_everywhere(c.run("bruck-basic", -1, -1), MPI_ERR_COUNT, "negative count");
+  expect_everywhere(c.run("spread-out", 4, -4), MPI_ERR_COUNT, "negative receive count");
+  expect_still_works();
+}
+
+TEST(Errors, MismatchedSignatures) {
+  Call c;
+  expect_everywhere(c.run("tra", 4, 3), MPI_ERR_TYPE, "4 ints sent, 3 received");
+  expect_everywhere(c.run("tra", 4, 4, MPI_INT, MPI_DOUBLE), MPI_ERR_TYPE, "16 bytes sent, 32 received");
+  expect_still_works();
+}
+
+TEST(Errors, NullDatatype) {
+  Call c;
+  expect_everywhere(c.run("linear", 4, 4, MPI_DATATYPE_NULL, MPI_INT), MPI_ERR_TYPE, "null send type");
+  expect_still_works();
+}
+
+// Errors on one rank only still reach every rank.
+TEST(Errors, OneRankWrongIsEveryRanksError) {
+  Call c;
+  const bool odd = c.rank == 0;
+  expect_everywhere(c.run(odd ? "nosuch" : "tra:radix=2"), MPI_ERR_ARG, "bad spec on rank 0");
+  expect_everywhere(c.run("pairwise", odd ? -1 : 4, 4), MPI_ERR_COUNT, "negative count on rank 0");
+  if (c.P > 1) {
+    expect_everywhere(c.run("bruck-modified", odd ? 2 : 4, odd ? 2 : 4), MPI_ERR_TYPE, "block size differs on rank 0");
+  }
+  expect_still_works();
+}
+
+TEST(Errors, NullBufferWithData) {
+  Call c;
+  expect_everywhere(A2A_Alltoall(nullptr, 4, MPI_INT, c.r.data(), 4, MPI_INT, MPI_COMM_WORLD, "linear"),
+                    MPI_ERR_BUFFER, "null send buffer");
+  expect_still_works();
+}
+
+TEST(Errors, AlltoallvRejectsUniformOnlyAlgorithms) {
+  Call c;
+  std::vector<int> counts(c.P, 1), displs(c.P);
+  for (int i = 0; i < c.P; ++i) displs[i] = i;
+  expect_everywhere(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  displs.data(), MPI_INT, MPI_COMM_WORLD, "tra:radix=2"),
+                    MPI_ERR_ARG, "alltoallv with tra");
+  counts[0] = -1;
+  expect_everywhere(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  displs.data(), MPI_INT, MPI_COMM_WORLD, "native"),
+                    MPI_ERR_COUNT, "alltoallv negative count");
+  expect_still_works();
+}
+
+TEST(Errors, EnvironmentSpecIsUsedWhenNull) {
+  Call c;
+  setenv("A2A_ALLTOALL", "pairwise", 1);
+  EXPECT_EQ(c.run(nullptr), MPI_SUCCESS);
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  EXPECT_STREQ(st.algorithm, "pairwise");
+  setenv("A2A_ALLTOALL", "tra:radix=0", 1);
+  expect_everywhere(c.run(nullptr), MPI_ERR_ARG, "bad spec from the environment");
+  unsetenv("A2A_ALLTOALL");
+  expect_still_works();
+}
+
+// Local mode: no agreement traffic, yet errors that every rank makes alike
+// still come back the same everywhere, and valid calls run as usual.
+TEST(Errors, LocalModeAgreesOnConsistentErrors) {
+  Call c;
+  a2a::set_error_check(a2a::ErrorCheck::local);
+  EXPECT_EQ(a2a::error_check(), a2a::ErrorCheck::local);
+  expect_everywhere(c.run("tra:radix=1"), MPI_ERR_ARG, "radix 1, local mode");
+  expect_everywhere(c.run("linear", -2, -2), MPI_ERR_COUNT, "negative count, local mode");
+  expect_everywhere(c.run("tra", 4, 3), MPI_ERR_TYPE, "mismatched signature, local mode");
+  expect_still_works();
+  a2a::set_error_check(a2a::ErrorCheck::agree);
+}

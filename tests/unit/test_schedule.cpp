@@ -1,0 +1,165 @@
+// Every uniform schedule simulated on a block matrix without MPI: each
+// (src, dst) block must land exactly once in the right slot, and the round
+// and block counts must equal the TRA paper's closed forms.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <utility>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+
+namespace s = a2a::detail::schedule;
+
+namespace {
+
+using Block = std::pair<int, int>;  // (source, destination)
+
+struct Plan {
+  std::vector<s::Step> steps;
+  int dir;  // +1 forward, -1 mirrored (modified / zero-copy / zero-rotation)
+};
+
+// The schedules the MPI implementations run, by algorithm.
+std::map<std::string, Plan> plans(int P) {
+  std::map<std::string, Plan> out;
+  for (const char* name : {"linear", "spread-out", "scattered", "pairwise"}) out[name] = {s::linear_steps(P), +1};
+  out["bruck-basic"] = {s::tra_steps(P, 2), +1};
+  for (const char* name : {"bruck-modified", "bruck-zero-copy", "bruck-zero-rotation"})
+    out[name] = {s::tra_steps(P, 2), -1};
+  for (int r = 2; r <= P + 1; ++r) out["tra:radix=" + std::to_string(r)] = {s::tra_steps(P, r), +1};
+  return out;
+}
+
+// Runs a plan on all P ranks at once; returns the final slots of every rank.
+std::vector<std::vector<Block>> simulate(int P, const Plan& plan) {
+  std::vector<std::vector<Block>> slot(P, std::vector<Block>(P));
+  for (int p = 0; p < P; ++p)
+    for (int i = 0; i < P; ++i) slot[p][i] = {p, s::mod(p + static_cast<long long>(plan.dir) * i, P)};
+  for (const auto& step : plan.steps) {
+    auto next = slot;
+    for (int p = 0; p < P; ++p) {
+      const int to = s::mod(p + static_cast<long long>(plan.dir) * step.distance, P);
+      for (int i : step.slots) next[to][i] = slot[p][i];
+    }
+    slot = std::move(next);
+  }
+  return slot;
+}
+
+}  // namespace
+
+TEST(Digits, IntegerLogarithm) {
+  EXPECT_EQ(s::digit_count(1, 2), 0);
+  EXPECT_EQ(s::digit_count(2, 2), 1);
+  EXPECT_EQ(s::digit_count(8, 2), 3);
+  EXPECT_EQ(s::digit_count(9, 2), 4);
+  EXPECT_EQ(s::digit_count(9, 3), 2);
+  EXPECT_EQ(s::digit_count(10, 3), 3);
+  EXPECT_EQ(s::digit_count(16384, 128), 2);
+  EXPECT_EQ(s::digit(11, 3, 0), 2);
+  EXPECT_EQ(s::digit(11, 3, 1), 0);
+  EXPECT_EQ(s::digit(11, 3, 2), 1);
+}
+
+TEST(Schedules, EveryBlockLandsOnceInItsSlot) {
+  for (int P = 1; P <= 64; ++P) {
+    for (const auto& [name, plan] : plans(P)) {
+      const auto slot = simulate(P, plan);
+      std::map<Block, int> seen;
+      for (int p = 0; p < P; ++p)
+        for (int i = 0; i < P; ++i) {
+          const Block want{s::mod(p - static_cast<long long>(plan.dir) * i, P), p};
+          ASSERT_EQ(slot[p][i], want) << name << " P=" << P << " rank " << p << " slot " << i;
+          ++seen[slot[p][i]];
+        }
+      ASSERT_EQ(seen.size(), static_cast<size_t>(P) * P) << name << " P=" << P;
+    }
+  }
+}
+
+TEST(Schedules, SlotListsAreSortedAndNeverIncludeSelf) {
+  for (int P = 1; P <= 64; ++P)
+    for (const auto& [name, plan] : plans(P))
+      for (const auto& step : plan.steps) {
+        ASSERT_FALSE(step.slots.empty()) << name;
+        ASSERT_TRUE(std::is_sorted(step.slots.begin(), step.slots.end())) << name;
+        ASSERT_GT(step.slots.front(), 0) << name;
+        ASSERT_LT(step.slots.back(), P) << name;
+      }
+}
+
+TEST(Tra, RoundsAndBlocksEqualClosedForms) {
+  for (int P = 1; P <= 64; ++P)
+    for (int r = 2; r <= P + 3; ++r) {
+      const auto steps = s::tra_steps(P, r);
+      EXPECT_EQ(s::count_rounds(steps), s::tra_rounds_closed(P, r)) << "P=" << P << " r=" << r;
+      EXPECT_EQ(s::count_blocks(steps), s::tra_blocks_closed(P, r)) << "P=" << P << " r=" << r;
+    }
+}
+
+TEST(Tra, PowerOfRadixMatchesPropositionsOneAndTwo) {
+  for (int r = 2; r <= 8; ++r)
+    for (int w = 1; s::ipow(r, w) <= 4096; ++w) {
+      const long long P = s::ipow(r, w);
+      if (r == P) continue;  // propositions 1-2 are stated for r < P
+      EXPECT_EQ(s::tra_rounds_closed(P, r), w * (r - 1));
+      EXPECT_EQ(s::tra_blocks_closed(P, r), w * (r - 1) * s::ipow(r, w - 1));
+    }
+}
+
+TEST(Tra, PaperFigures) {
+  EXPECT_EQ(s::tra_rounds_closed(16384, 128), 254);
+  EXPECT_EQ(s::tra_blocks_closed(16384, 128), 32512);
+  EXPECT_EQ(s::tra_rounds_closed(16384, 2), 14);
+  EXPECT_EQ(s::tra_blocks_closed(16384, 2), 114688);
+  EXPECT_EQ(s::tra_rounds_closed(11, 3), 5);
+  EXPECT_EQ(s::tra_blocks_closed(11, 3), 15);
+  for (auto [P, r] : {std::pair{16384, 128}, std::pair{16384, 2}, std::pair{11, 3}}) {
+    const auto steps = s::tra_steps(P, r);
+    EXPECT_EQ(s::count_rounds(steps), s::tra_rounds_closed(P, r));
+    EXPECT_EQ(s::count_blocks(steps), s::tra_blocks_closed(P, r));
+  }
+}
+
+TEST(Tra, ExtremesAreBruckAndLinear) {
+  for (int P = 2; P <= 64; ++P) {
+    EXPECT_EQ(s::tra_rounds_closed(P, P), P - 1);
+    EXPECT_EQ(s::tra_blocks_closed(P, P), P - 1);
+    EXPECT_EQ(s::tra_rounds_closed(P, P + 7), P - 1);  // radix above P runs as P
+    EXPECT_EQ(s::tra_rounds_closed(P, 2), s::digit_count(P, 2));
+  }
+  EXPECT_EQ(s::tra_rounds_closed(1, 2), 0);
+  EXPECT_EQ(s::tra_blocks_closed(1, 5), 0);
+}
+
+TEST(Linear, OneBlockPerPeer) {
+  for (int P = 1; P <= 64; ++P) {
+    const auto steps = s::linear_steps(P);
+    EXPECT_EQ(s::count_rounds(steps), P - 1);
+    EXPECT_EQ(s::count_blocks(steps), P - 1);
+  }
+}
+
+// Zero-copy Bruck: a slot with b hops left lives in R (b even) or T (b odd).
+// Simulated with two arrays per rank: every step reads from one array and
+// writes the other, and the final hop always lands in R.
+TEST(ZeroCopy, ParityAlternationEndsInReceiveBuffer) {
+  for (int P = 1; P <= 64; ++P) {
+    const auto steps = s::tra_steps(P, 2);
+    const auto hops = s::remaining_hops(P, steps);
+    std::vector<int> total(P, 0);
+    for (const auto& st : steps)
+      for (int i : st.slots) ++total[i];
+    // where[i]: 0 = R, 1 = T; data valid flag per array position.
+    std::vector<int> where(P);
+    for (int i = 0; i < P; ++i) where[i] = total[i] % 2;
+    for (size_t k = 0; k < steps.size(); ++k)
+      for (size_t j = 0; j < steps[k].slots.size(); ++j) {
+        const int i = steps[k].slots[j];
+        ASSERT_EQ(where[i], hops[k][j] % 2) << "P=" << P << " slot " << i;
+        where[i] = (hops[k][j] - 1) % 2;  // received into the other array
+      }
+    for (int i = 0; i < P; ++i) ASSERT_EQ(where[i], 0) << "P=" << P << " slot " << i << " ends outside R";
+  }
+}

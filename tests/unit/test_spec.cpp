@@ -1,0 +1,64 @@
+// Spec strings: accepted, rejected, canonical forms, and knob resolution.
+#include <gtest/gtest.h>
+
+#include "select/registry.hpp"
+
+using a2a::detail::Collective;
+using a2a::detail::resolve;
+using a2a::detail::Resolved;
+
+namespace {
+std::string canonical(const std::string& text, int P = 16, long long bs = 8) {
+  Resolved r;
+  std::string err;
+  const int rc = resolve(Collective::alltoall, text, P, bs, r, err);
+  return rc == MPI_SUCCESS ? r.canonical : "error: " + err;
+}
+int code(const std::string& text, Collective coll = Collective::alltoall) {
+  Resolved r;
+  std::string err;
+  return resolve(coll, text, 16, 8, r, err);
+}
+}  // namespace
+
+TEST(Spec, Canonical) {
+  EXPECT_EQ(canonical("tra:radix=4"), "tra:radix=4");
+  EXPECT_EQ(canonical("tra"), "tra:radix=4");
+  EXPECT_EQ(canonical("tra:radix=auto", 17), "tra:radix=5");
+  EXPECT_EQ(canonical("tra:radix=100", 9), "tra:radix=9");
+  EXPECT_EQ(canonical("tra: radix = 3 "), "tra:radix=3");
+  EXPECT_EQ(canonical("scattered"), "scattered:block=32");
+  EXPECT_EQ(canonical("scattered:block=4"), "scattered:block=4");
+  EXPECT_EQ(canonical("bruck-basic:dt=1"), "bruck-basic:dt=1");
+  EXPECT_EQ(canonical("bruck-zero-copy"), "bruck-zero-copy:dt=0");
+  EXPECT_EQ(canonical("linear"), "linear");
+  EXPECT_EQ(canonical("native"), "native");
+  EXPECT_EQ(canonical("auto", 64, 8), "tra:radix=8");
+  EXPECT_EQ(canonical("auto", 100, 256), "tra:radix=10");
+  EXPECT_EQ(canonical("auto", 100, 257), "spread-out");
+  EXPECT_EQ(canonical("auto", 16, 8), "spread-out");
+  EXPECT_EQ(canonical("tra:radix=2", 1), "tra:radix=2");
+}
+
+TEST(Spec, Rejected) {
+  for (const char* bad : {"", ":", "nosuch", "tra:radx=4", "tra:radix=1", "tra:radix=0", "tra:radix=-3",
+                          "tra:radix=x", "tra:radix=", "tra:radix", "tra:radix=2,radix=3", "linear:dt=1",
+                          "bruck-basic:dt=2", "scattered:block=0", "auto:radix=2", "tra:radix=4,"})
+    EXPECT_EQ(code(bad), MPI_ERR_ARG) << "'" << bad << "'";
+  EXPECT_EQ(code("tra", Collective::alltoallv), MPI_ERR_ARG);
+  EXPECT_EQ(code("native", Collective::alltoallv), MPI_SUCCESS);
+}
+
+TEST(Spec, MessageNamesTheProblem) {
+  Resolved r;
+  std::string err;
+  resolve(Collective::alltoall, "tra:radx=4", 8, 8, r, err);
+  EXPECT_EQ(err, "a2a: unknown parameter 'radx' for tra; expected radix");
+  resolve(Collective::alltoall, "brook", 8, 8, r, err);
+  EXPECT_NE(err.find("unknown algorithm 'brook'"), std::string::npos);
+}
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  return RUN_ALL_TESTS();
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/python3
+"""Ratio-to-native matrix (rows: algorithms, columns: bytes) of `a2a bench` CSVs,
+as a Markdown table, plus the best a2a row per size.
+
+usage: summarize_bench.py BENCH.csv [BENCH.csv ...]
+"""
+import csv
+import sys
+
+
+def main():
+    for path in sys.argv[1:]:
+        rows = list(csv.DictReader(open(path, newline="")))
+        sizes = sorted({int(r["bytes"]) for r in rows})
+        names = list(dict.fromkeys(r["algorithm"] for r in rows))
+        ratio = {(r["algorithm"], int(r["bytes"])): float(r["ratio_to_native"]) for r in rows}
+        print(f"\nP = {rows[0]['procs']} ({path}): median time / MPI_Alltoall median time\n")
+        print("| algorithm | " + " | ".join(str(s) for s in sizes) + " |")
+        print("|---|" + "---|" * len(sizes))
+        for n in names:
+            print(f"| {n} | " + " | ".join(f"{ratio[(n, s)]:.2f}" for s in sizes) + " |")
+        best = []
+        for s in sizes:
+            cand = [(ratio[(n, s)], n) for n in names if n != "native"]
+            r, n = min(cand)
+            best.append(f"{n} {r:.2f}")
+        print("| **best a2a** | " + " | ".join(best) + " |")
+
+
+if __name__ == "__main__":
+    main()
