@@ -30,10 +30,37 @@ std::atomic<bool>& agree_flag() {
 }
 bool agree_on_errors() { return agree_flag().load(std::memory_order_relaxed); }
 
-std::string spec_text(const char* algorithm, const char* env) {
+const char* spec_text(const char* algorithm, const char* env) {
   if (algorithm) return algorithm;
   const char* v = std::getenv(env);
   return v && *v ? v : "auto";
+}
+
+// Applications repeat the same call: remember the last resolution per
+// collective and thread, so a repeat costs a string compare.
+struct Choice {
+  std::string text;
+  int P = -1;
+  long long bs = -2;
+  int rc = MPI_SUCCESS;
+  Resolved res;
+  std::string error;
+};
+
+const Choice& choose(Collective coll, const char* text, int P, long long bs) {
+  thread_local Choice last[2];
+  Choice& c = last[coll == Collective::alltoall ? 0 : 1];
+  if (c.P != P || c.bs != bs || c.text != text) {
+    c.text = text;
+    c.P = P;
+    c.bs = bs;
+    c.rc = resolve(coll, c.text, P, bs, c.res, c.error);
+  }
+  return c;
+}
+
+void name_algorithm(Stats& st, const std::string& canonical) {
+  std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
 }
 
 // Folds local error codes (MAX) and checks that every rank's value agrees.
@@ -45,6 +72,12 @@ int agree(CommContext& ctx, int err, long long value, bool& values_differ) {
   if (rc != MPI_SUCCESS) return rc;
   values_differ = -v[1] != v[2];
   return static_cast<int>(v[0]);
+}
+
+// An error found on another rank leaves this rank's message empty.
+int failed(int err, std::string& msg) {
+  if (msg.empty()) msg = "a2a: another rank found an argument error (error class " + std::to_string(err) + ")";
+  return err;
 }
 
 int start(MPI_Comm comm, CommContext*& ctx) {
@@ -85,16 +118,21 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
       err = MPI_ERR_BUFFER;
     }
   }
-  Resolved res;
-  if (err == MPI_SUCCESS) err = resolve(Collective::alltoall, spec_text(algorithm, "A2A_ALLTOALL"), P, bs, res, msg);
+  const Choice* choice = nullptr;
+  if (err == MPI_SUCCESS) {
+    choice = &choose(Collective::alltoall, spec_text(algorithm, "A2A_ALLTOALL"), P, bs);
+    err = choice->rc;
+    msg = choice->error;
+  }
   bool differ = false;
   err = agree(*ctx, err, bs, differ);
   if (err == MPI_SUCCESS && differ) {
     msg = "a2a: ranks disagree on the block size";
     err = MPI_ERR_TYPE;
   }
-  if (err != MPI_SUCCESS) return err;
-  st.algorithm = res.canonical;
+  if (err != MPI_SUCCESS) return failed(err, msg);
+  const Resolved& res = choice->res;
+  name_algorithm(st, res.canonical);
   if (bs == 0) return MPI_SUCCESS;
 
   if (!res.info->uniform) {  // native
@@ -155,12 +193,16 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       else if (!in_place) sent += static_cast<long long>(sendcounts[i]) * sti.size;
     }
   }
-  Resolved res;
-  if (err == MPI_SUCCESS) err = resolve(Collective::alltoallv, spec_text(algorithm, "A2A_ALLTOALLV"), P, -1, res, msg);
+  const Choice* choice = nullptr;
+  if (err == MPI_SUCCESS) {
+    choice = &choose(Collective::alltoallv, spec_text(algorithm, "A2A_ALLTOALLV"), P, -1);
+    err = choice->rc;
+    msg = choice->error;
+  }
   bool differ = false;
   err = agree(*ctx, err, 0, differ);
-  if (err != MPI_SUCCESS) return err;
-  st.algorithm = res.canonical;
+  if (err != MPI_SUCCESS) return failed(err, msg);
+  name_algorithm(st, choice->res.canonical);
   st.rounds = st.messages = -1;
   st.bytes_sent = sent;
   return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
@@ -203,7 +245,7 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   std::lock_guard<std::mutex> guard(a2a::detail::last_lock);
   const Stats& s = a2a::detail::last_stats;
   std::memset(stats, 0, sizeof *stats);
-  std::strncpy(stats->algorithm, s.algorithm.c_str(), sizeof stats->algorithm - 1);
+  std::memcpy(stats->algorithm, s.algorithm, sizeof stats->algorithm);
   stats->rounds = s.rounds;
   stats->messages = s.messages;
   stats->blocks_sent = s.blocks_sent;

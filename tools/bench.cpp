@@ -2,8 +2,8 @@
 // Per size and algorithm: each iteration's time is the maximum over ranks;
 // the table shows the median (and min, max) of those over -i iterations after
 // -x warm-up ones.  Algorithms are interleaved within each iteration, in an
-// order rotated every iteration, so that noise on a shared machine and cache
-// state left by the previous row hit them alike; compare ratios, not
+// order shuffled every iteration, so that noise on a shared machine and the
+// cache state left by the previous row hit them alike; compare ratios, not
 // absolutes.
 // The "native" row calls MPI_Alltoall directly (not through a2a), so every
 // ratio includes what a2a adds.  --error-check picks how a2a agrees on
@@ -15,6 +15,8 @@
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
+#include <numeric>
+#include <random>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -110,10 +112,14 @@ int run_bench(const std::vector<std::string>& raw) {
       for (long long j = 0; j < m; ++j) sbuf[d * m + j] = expected(rank, d, j);
     std::vector<std::vector<double>> t(algs.size(), std::vector<double>(iters));
     std::vector<std::string> ran(algs.size());
+    std::vector<size_t> order(algs.size());
+    std::iota(order.begin(), order.end(), size_t{0});
+    std::mt19937 shuffler(static_cast<unsigned>(m));
     for (int it = -warmup; it < iters; ++it) {
-      // Rotate the order every iteration so no row always follows the same one.
-      for (size_t k = 0; k < algs.size(); ++k) {
-        const size_t a = (k + static_cast<size_t>(it + warmup)) % algs.size();
+      // A fresh order every iteration (the same on every rank: same seed), so no
+      // row always follows the same one.
+      std::shuffle(order.begin(), order.end(), shuffler);
+      for (size_t a : order) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
         const int rc = run(algs[a], sbuf.data(), rbuf.data(), m, mode);

@@ -15,7 +15,7 @@
 namespace a2a::detail {
 
 struct Stats {
-  std::string algorithm;
+  char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
 };
 

@@ -19,6 +19,7 @@ constexpr int kDataTag = 1;  // the private communicator carries only library tr
 
 class Requests {
  public:
+  explicit Requests(size_t expected = 2) { reqs_.reserve(expected); }
   void recv(void* buf, size_t bytes, int src, MPI_Comm comm);
   void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
   // Derived-datatype message of one element (block lists built by the caller).

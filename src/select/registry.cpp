@@ -3,7 +3,6 @@
 #include <charconv>
 #include <map>
 #include <mutex>
-#include <tuple>
 
 #include "select/spec.hpp"
 
@@ -101,40 +100,11 @@ long long ceil_sqrt(long long P) {
 
 }  // namespace
 
-namespace {
-int resolve_uncached(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
-                     std::string& error);
-}
-
-// Calls repeat the same (spec, P, block size): remember the outcome.
 int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
             std::string& error) {
-  using Key = std::tuple<int, std::string, int, long long>;
-  static std::mutex lock;
-  static std::map<Key, std::tuple<int, Resolved, std::string>> cache;
-  Key key{static_cast<int>(coll), text, P, block_bytes};
-  {
-    std::lock_guard<std::mutex> guard(lock);
-    const auto it = cache.find(key);
-    if (it != cache.end()) {
-      std::tie(std::ignore, out, error) = it->second;
-      return std::get<0>(it->second);
-    }
-  }
-  const int rc = resolve_uncached(coll, text, P, block_bytes, out, error);
-  std::lock_guard<std::mutex> guard(lock);
-  if (cache.size() >= 4096) cache.clear();  // bounded: many distinct sizes just start over
-  cache.emplace(std::move(key), std::make_tuple(rc, out, error));
-  return rc;
-}
-
-namespace {
-int resolve_uncached(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
-                     std::string& error) {
   Spec spec;
   if (const int rc = validate(coll, text, spec, error)) return rc;
-  if (spec.name == "auto")
-    return resolve_uncached(coll, auto_choice(coll, P, block_bytes), P, block_bytes, out, error);
+  if (spec.name == "auto") return resolve(coll, auto_choice(coll, P, block_bytes), P, block_bytes, out, error);
   out = Resolved{};
   out.info = find(coll, spec.name);
   out.canonical = spec.name;
@@ -171,7 +141,5 @@ int resolve_uncached(Collective coll, const std::string& text, int P, long long 
   }
   return MPI_SUCCESS;
 }
-
-}  // namespace
 
 }  // namespace a2a::detail

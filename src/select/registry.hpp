@@ -35,8 +35,8 @@ struct Resolved {
 // The rule "auto" follows until a tuning table exists (also shown by `a2a list`).
 std::string auto_choice(Collective coll, int P, long long block_bytes);
 
-// Parses and validates `text` (cached per distinct string) and resolves knobs
-// that depend on the call (radix=auto, radix > P).  Returns MPI_SUCCESS or
+// Parses and validates `text` (syntax cached per distinct string) and
+// resolves knobs that depend on the call (radix=auto, radix > P).  Returns MPI_SUCCESS or
 // MPI_ERR_ARG with a message in `error`.
 int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
             std::string& error);

@@ -14,7 +14,7 @@ int linear(const UniformCall& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
-  Requests reqs;
+  Requests reqs(2 * steps.size());
   for (auto s = steps.rbegin(); s != steps.rend(); ++s) {  // from rank+1 upward
     const int src = mod(p - s->distance, P);
     reqs.recv(c.recv_block(src), c.bs, src, c.comm());

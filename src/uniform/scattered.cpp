@@ -17,7 +17,7 @@ int scattered(const UniformCall& c, const Params& prm) {
   const auto& steps = c.ctx.linear_steps();
   const size_t batch = static_cast<size_t>(prm.block);
   for (size_t first = 0; first < steps.size(); first += batch) {
-    Requests reqs;
+    Requests reqs(2 * batch);
     const size_t last = std::min(steps.size(), first + batch);
     for (size_t k = first; k < last; ++k) {
       const int src = mod(p - steps[k].distance, P);

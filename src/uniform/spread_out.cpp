@@ -11,7 +11,7 @@ using schedule::mod;
 int spread_out(const UniformCall& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
-  Requests reqs;
+  Requests reqs(2 * c.ctx.linear_steps().size());
   for (const auto& s : c.ctx.linear_steps()) {
     const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
     reqs.recv(c.recv_block(src), c.bs, src, c.comm());
