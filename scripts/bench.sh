@@ -13,7 +13,7 @@ cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
 mkdir -p results
 for np in 4 8 16; do
-  mpirun -np "$np" build/a2a bench -m 16:65536 -i 40 -x 5 -c --error-check local --csv "results/bench-p$np.csv" "$@"
+  mpirun -np "$np" build/a2a bench -m 16:65536 -i 100 -x 10 -c --error-check local --csv "results/bench-p$np.csv" "$@"
 done
 # Debian's python3 (with python3-matplotlib), not whichever python3 is first on PATH.
 /usr/bin/python3 tools/plot_bench.py results/bench.png results/bench-p4.csv results/bench-p8.csv results/bench-p16.csv

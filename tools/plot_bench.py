@@ -31,10 +31,14 @@ def main():
     fig, axes = plt.subplots(2, len(paths), figsize=(7 * len(paths), 9), squeeze=False)
     for col, path in enumerate(paths):
         procs, series = load(path)
-        for name, pts in sorted(series.items()):
+        colors = plt.cm.tab20.colors
+        for k, (name, pts) in enumerate(sorted(series.items())):
             pts.sort()
             x = [p[0] for p in pts]
-            style = dict(linewidth=2.5, color="black") if name == "MPI_Alltoall" else dict(linewidth=1)
+            if name == "MPI_Alltoall":
+                style = dict(linewidth=2.5, color="black")
+            else:
+                style = dict(linewidth=1, color=colors[k % len(colors)], linestyle=["-", "--", ":"][k % 3])
             axes[0][col].plot(x, [p[1] for p in pts], marker=".", label=name, **style)
             axes[1][col].plot(x, [p[2] for p in pts], marker=".", label=name, **style)
         for row, ylabel in enumerate(["median time (us)", "time / MPI_Alltoall"]):
