@@ -11,6 +11,7 @@
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
 #include "core/datatype.hpp"
+#include "nonuniform/padding.hpp"
 #include "select/registry.hpp"
 
 namespace a2a::detail {
@@ -88,7 +89,9 @@ int start(MPI_Comm comm, CommContext*& ctx) {
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
   int inter = 0;
   if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return MPI_ERR_COMM;
-  return get_context(comm, ctx);
+  const int rc = get_context(comm, ctx);
+  if (rc == MPI_SUCCESS) ctx->scratch.begin_call();
+  return rc;
 }
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -172,25 +175,59 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   return MPI_SUCCESS;
 }
 
+// One block view side of A2A_Alltoallv: block i at base + off[i], bytes[i]
+// long.  Direct when the datatype is gap-free for every count (the user's
+// buffer is used in place); otherwise packed into `packed` block after block.
+struct VarSide {
+  bool direct;
+  char* base;
+};
+
+bool gap_free(const TypeInfo& t, const int counts[], int P) {
+  if (t.size != t.true_extent) return false;
+  if (t.extent == t.size) return true;
+  for (int i = 0; i < P; ++i)
+    if (counts[i] > 1) return false;
+  return true;
+}
+
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
               const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
               const char* algorithm, Stats& st, std::string& msg) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
-  const int P = ctx->size;
+  const int P = ctx->size, me = ctx->rank;
   const bool in_place = sendbuf == MPI_IN_PLACE;
+  if (in_place) {  // the send data is the receive buffer's, described by the receive arguments
+    sendcounts = recvcounts;
+    sdispls = rdispls;
+    sendtype = recvtype;
+  }
   int err = MPI_SUCCESS;
   TypeInfo sti, rti;
-  long long sent = 0;
-  if (!recvcounts || !rdispls || (!in_place && (!sendcounts || !sdispls))) {
+  auto& sbytes = ctx->sbytes;
+  auto& rbytes = ctx->rbytes;
+  sbytes.assign(P, 0);
+  rbytes.assign(P, 0);
+  long long largest = 0, total = 0;
+  if (!recvcounts || !rdispls || !sendcounts || !sdispls) {
     err = MPI_ERR_ARG;
-  } else if (recvtype == MPI_DATATYPE_NULL || describe(recvtype, rti) ||
-             (!in_place && (sendtype == MPI_DATATYPE_NULL || describe(sendtype, sti)))) {
+  } else if (recvtype == MPI_DATATYPE_NULL || sendtype == MPI_DATATYPE_NULL || describe(recvtype, rti) ||
+             describe(sendtype, sti)) {
     err = MPI_ERR_TYPE;
   } else {
-    for (int i = 0; i < P; ++i) {
-      if (recvcounts[i] < 0 || (!in_place && sendcounts[i] < 0)) err = MPI_ERR_COUNT;
-      else if (!in_place) sent += static_cast<long long>(sendcounts[i]) * sti.size;
+    for (int i = 0; i < P && err == MPI_SUCCESS; ++i) {
+      if (recvcounts[i] < 0 || sendcounts[i] < 0) err = MPI_ERR_COUNT;
+      sbytes[i] = static_cast<long long>(sendcounts[i]) * sti.size;
+      rbytes[i] = static_cast<long long>(recvcounts[i]) * rti.size;
+      largest = std::max(largest, sbytes[i]);
+      total += sbytes[i] + rbytes[i];
+    }
+    if (err == MPI_SUCCESS && sbytes[me] != rbytes[me]) {
+      err = MPI_ERR_TRUNCATE;
+      msg = "a2a: this rank's block to itself differs in size on the send and receive side";
+    } else if (err == MPI_SUCCESS && total > 0 && (!recvbuf || !sendbuf)) {
+      err = MPI_ERR_BUFFER;
     }
   }
   const Choice* choice = nullptr;
@@ -199,13 +236,81 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
     err = choice->rc;
     msg = choice->error;
   }
-  bool differ = false;
-  err = agree(*ctx, err, 0, differ);
+  // The agreement allreduce also yields the global largest block, which the
+  // padded and two-phase algorithms need anyway.
+  long long global_max = -1;
+  if (agree_on_errors()) {
+    long long v[2] = {err, largest};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx->comm)) return rc;
+    err = static_cast<int>(v[0]);
+    global_max = v[1];
+  }
   if (err != MPI_SUCCESS) return failed(err, msg);
+  const AlgorithmInfo* info = choice->res.info;
   name_algorithm(st, choice->res.canonical);
-  st.rounds = st.messages = -1;
-  st.bytes_sent = sent;
-  return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
+
+  if (!info->varying) {  // native
+    st.rounds = st.messages = -1;
+    for (int i = 0; i < P; ++i)
+      if (i != me) st.bytes_sent += sbytes[i];
+    return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
+  }
+
+  auto& soff = ctx->soff;
+  auto& roff = ctx->roff;
+  soff.resize(P);
+  roff.resize(P);
+  const char* send = nullptr;
+  const void* src_buf = in_place ? recvbuf : sendbuf;
+  if (!in_place && gap_free(sti, sendcounts, P)) {
+    send = static_cast<const char*>(sendbuf) + sti.true_lb;
+    for (int i = 0; i < P; ++i) soff[i] = static_cast<MPI_Aint>(sdispls[i]) * sti.extent;
+  } else {
+    long long bytes = 0;
+    for (int i = 0; i < P; ++i) bytes += sbytes[i];
+    char* packed = ctx->scratch.get(Scratch::kPackedSend, static_cast<size_t>(bytes), st);
+    MPI_Aint off = 0;
+    for (int i = 0; i < P; ++i) {
+      soff[i] = off;
+      const int rc = pack(static_cast<const char*>(src_buf) + static_cast<MPI_Aint>(sdispls[i]) * sti.extent,
+                          sendcounts[i], sendtype, sti, packed + off, ctx->comm);
+      if (rc != MPI_SUCCESS) return rc;
+      off += static_cast<MPI_Aint>(sbytes[i]);
+    }
+    send = packed;
+  }
+  const bool recv_direct = gap_free(rti, recvcounts, P);
+  char* recv = nullptr;
+  if (recv_direct) {
+    recv = static_cast<char*>(recvbuf) + rti.true_lb;
+    for (int i = 0; i < P; ++i) roff[i] = static_cast<MPI_Aint>(rdispls[i]) * rti.extent;
+  } else {
+    long long bytes = 0;
+    for (int i = 0; i < P; ++i) {
+      roff[i] = static_cast<MPI_Aint>(bytes);
+      bytes += rbytes[i];
+    }
+    recv = ctx->scratch.get(Scratch::kPackedRecv, static_cast<size_t>(bytes), st);
+  }
+  VarCall call{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *ctx, st, global_max};
+  int rc = info->varying(call, choice->res.params);
+  if (rc == kFallback) {  // decided from global values, so every rank falls back alike
+    const AlgorithmInfo* fallback = find_algorithm(Collective::alltoallv, info->fallback);
+    const long long meta = st.meta_bytes_sent, temp = st.temp_bytes;
+    st = Stats{};
+    name_algorithm(st, fallback->name);
+    st.meta_bytes_sent = meta;
+    st.temp_bytes = temp;
+    rc = fallback->varying(call, Params{});
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  if (!recv_direct)
+    for (int i = 0; i < P; ++i) {
+      rc = unpack(recv + roff[i], recvcounts[i], recvtype, rti,
+                  static_cast<char*>(recvbuf) + static_cast<MPI_Aint>(rdispls[i]) * rti.extent, ctx->comm);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+  return MPI_SUCCESS;
 }
 
 template <class F>

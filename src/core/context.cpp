@@ -1,9 +1,18 @@
 #include "core/context.hpp"
 
+#include <cstdlib>
+
 namespace a2a::detail {
 
+void Scratch::begin_call() {
+  for (size_t& u : used_) u = 0;
+}
+
 char* Scratch::get(Region region, size_t bytes, Stats& stats) {
-  stats.temp_bytes += static_cast<long long>(bytes);
+  if (bytes > used_[region]) {
+    stats.temp_bytes += static_cast<long long>(bytes - used_[region]);
+    used_[region] = bytes;
+  }
   if (bytes > cap_[region]) {
     buf_[region].reset(new char[bytes]);
     cap_[region] = bytes;
@@ -15,6 +24,15 @@ size_t Scratch::reserved() const {
   size_t total = 0;
   for (size_t c : cap_) total += c;
   return total;
+}
+
+size_t scratch_limit() {
+  static const size_t limit = [] {
+    const char* v = std::getenv("A2A_SCRATCH_LIMIT");
+    const long long n = v ? std::atoll(v) : 0;
+    return n > 0 ? static_cast<size_t>(n) : size_t{1} << 30;
+  }();
+  return limit;
 }
 
 TypeCache::~TypeCache() { clear(); }

@@ -19,17 +19,20 @@ struct Stats {
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
 };
 
-// Scratch regions, each grown to the largest request seen and then reused.
-// temp_bytes of a call is the sum of the region sizes it asked for.
+// Scratch regions, each grown to the largest request seen and then reused
+// across calls.  A call's temp_bytes is the sum over regions of the largest
+// size it asked of each (a region asked again within a call reuses it).
 class Scratch {
  public:
-  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kCount };
+  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kCount };
+  void begin_call();
   char* get(Region region, size_t bytes, Stats& stats);
   size_t reserved() const;
 
  private:
   std::unique_ptr<char[]> buf_[kCount];
   size_t cap_[kCount] = {};
+  size_t used_[kCount] = {};  // this call's peak per region
 };
 
 // Derived datatypes cached across calls; keyed by a string the algorithm
@@ -57,10 +60,18 @@ struct CommContext {
   const std::vector<schedule::Step>& tra_steps(int radix);
   const std::vector<schedule::Step>& linear_steps();
 
+  // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
+  std::vector<MPI_Aint> soff, roff;
+  std::vector<long long> sbytes, rbytes;
+
  private:
   std::map<int, std::vector<schedule::Step>> tra_;
   std::vector<schedule::Step> linear_;
 };
+
+// Largest scratch one call may ask for before an algorithm falls back to one
+// that needs less: A2A_SCRATCH_LIMIT bytes (read once), default 1 GiB.
+size_t scratch_limit();
 
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 int get_context(MPI_Comm user, CommContext*& ctx);

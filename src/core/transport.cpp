@@ -16,26 +16,34 @@ size_t max_message_bytes() {
 
 void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
   char* p = static_cast<char*>(buf);
-  do {
+  while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     reqs_.emplace_back();
     note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, &reqs_.back()));
     p += piece;
     bytes -= piece;
-  } while (bytes > 0);
+  }
 }
 
-void Requests::send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
-  const char* p = static_cast<const char*>(buf);
-  stats.bytes_sent += static_cast<long long>(bytes);
-  do {
+void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, long long* messages) {
+  while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     reqs_.emplace_back();
     note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, &reqs_.back()));
-    ++stats.messages;
+    if (messages) ++*messages;
     p += piece;
     bytes -= piece;
-  } while (bytes > 0);
+  }
+}
+
+void Requests::send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
+  stats.bytes_sent += static_cast<long long>(bytes);
+  post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats.messages);
+}
+
+void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
+  stats.meta_bytes_sent += static_cast<long long>(bytes);
+  post_sends(static_cast<const char*>(buf), bytes, dst, comm, nullptr);
 }
 
 void Requests::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {

@@ -1,6 +1,7 @@
 // Point-to-point helpers on the private communicator.  Byte counts are 64-bit;
 // a message above max_message_bytes() travels as several ordered pieces with
-// the same tag, so no MPI count ever overflows int.
+// the same tag, so no MPI count ever overflows int.  Empty messages are not
+// sent at all: both sides know the size, so both skip them.
 #pragma once
 #include <mpi.h>
 
@@ -22,12 +23,15 @@ class Requests {
   explicit Requests(size_t expected = 2) { reqs_.reserve(expected); }
   void recv(void* buf, size_t bytes, int src, MPI_Comm comm);
   void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
+  // Metadata (block sizes): counted in meta_bytes_sent, not as data.
+  void send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
   // Derived-datatype message of one element (block lists built by the caller).
   void recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm);
   void send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm, Stats& stats);
   int wait_all();  // first MPI error seen, or MPI_SUCCESS
 
  private:
+  void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, long long* messages);
   std::vector<MPI_Request> reqs_;
   int err_ = MPI_SUCCESS;
   void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }

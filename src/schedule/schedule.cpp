@@ -91,4 +91,20 @@ std::vector<std::vector<int>> remaining_hops(int P, const std::vector<Step>& ste
   return hops;
 }
 
+long long tuna_temp_index(long long o, long long r) {
+  long long rx = 1;
+  int dx = 0;
+  while (rx * r <= o) {
+    rx *= r;
+    ++dx;
+  }
+  return o - 1 - dx * (r - 1) - o / rx;
+}
+
+bool is_forwarded(long long o, long long r) {
+  int nonzero = 0;
+  for (; o > 0; o /= r) nonzero += o % r != 0;
+  return nonzero >= 2;
+}
+
 }  // namespace a2a::detail::schedule

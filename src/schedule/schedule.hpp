@@ -42,6 +42,15 @@ long long count_blocks(const std::vector<Step>& steps);
 // (zero-copy Bruck alternates buffers by the parity of this number).
 std::vector<std::vector<int>> remaining_hops(int P, const std::vector<Step>& steps);
 
+// TuNA's tight temporary store (Fan et al., TuNA, section III-C): a slot
+// whose index has two or more non-zero base-r digits is forwarded, so it
+// waits in T between hops; the K "direct" slots z*r^x and slot 0 never do.
+// T thus needs P-(K+1) places, and slot o maps to
+// t = o - 1 - dx*(r-1) - dz (dx, dz: position and value of o's highest
+// digit), which counts the stored slots below o.  Only for stored slots.
+long long tuna_temp_index(long long o, long long r);
+bool is_forwarded(long long o, long long r);  // two or more non-zero digits
+
 inline int mod(long long a, int P) { long long m = a % P; return static_cast<int>(m < 0 ? m + P : m); }
 
 }  // namespace a2a::detail::schedule

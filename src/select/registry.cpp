@@ -25,9 +25,30 @@ const std::vector<AlgorithmInfo>& algorithms() {
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
-      {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}, nullptr},
+      {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
+      {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
+       linear},
+      {"spread-out", Collective::alltoallv, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, nullptr,
+       spread_out},
+      {"scattered", Collective::alltoallv, "MPICH batched spread-out", {{"block", "32", "requests in flight per batch (>= 1)"}},
+       nullptr, scattered},
+      {"pairwise", Collective::alltoallv, "P-1 blocking exchanges, to rank+i from rank-i", {}, nullptr, pairwise},
+      {"padded-bruck", Collective::alltoallv, "pad every block to the global largest, then zero-rotation Bruck", {},
+       nullptr, padded_bruck, "spread-out"},
+      {"padded-alltoall", Collective::alltoallv, "pad every block to the global largest, then MPI_Alltoall", {},
+       nullptr, padded_alltoall, "spread-out"},
+      {"two-phase-bruck", Collective::alltoallv, "radix-2 Bruck, block sizes then blocks each round, P-block store",
+       {}, nullptr, two_phase_bruck},
+      {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
+       {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, nullptr, tuna},
   };
   return table;
+}
+
+const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name) {
+  for (const auto& a : algorithms())
+    if (a.collective == coll && name == a.name) return &a;
+  return nullptr;
 }
 
 std::string auto_choice(Collective coll, int P, long long block_bytes) {
@@ -45,12 +66,6 @@ bool parse_int(const std::string& s, long long& v) {
   const char* end = s.data() + s.size();
   auto [ptr, ec] = std::from_chars(s.data(), end, v);
   return ec == std::errc() && ptr == end;
-}
-
-const AlgorithmInfo* find(Collective coll, const std::string& name) {
-  for (const auto& a : algorithms())
-    if (a.collective == coll && name == a.name) return &a;
-  return nullptr;
 }
 
 std::string expected_keys(const AlgorithmInfo& a) {
@@ -71,7 +86,7 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
     Spec s;
     std::string err;
     if (split_spec(text, s, err)) {
-      const AlgorithmInfo* info = s.name == "auto" ? nullptr : find(coll, s.name);
+      const AlgorithmInfo* info = s.name == "auto" ? nullptr : find_algorithm(coll, s.name);
       if (s.name == "auto") {
         if (!s.params.empty()) err = "a2a: 'auto' takes no parameters";
       } else if (!info) {
@@ -106,7 +121,7 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
   if (const int rc = validate(coll, text, spec, error)) return rc;
   if (spec.name == "auto") return resolve(coll, auto_choice(coll, P, block_bytes), P, block_bytes, out, error);
   out = Resolved{};
-  out.info = find(coll, spec.name);
+  out.info = find_algorithm(coll, spec.name);
   out.canonical = spec.name;
   const char* sep = ":";
   for (const auto& p : out.info->params) {

@@ -21,10 +21,13 @@ struct AlgorithmInfo {
   Collective collective;
   const char* summary;
   std::vector<ParamInfo> params;
-  UniformFn uniform;  // nullptr: the MPI library's own collective ("native")
+  UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
+  VarFn varying = nullptr;      // alltoallv entry; nullptr for native
+  const char* fallback = nullptr;  // what runs when this cannot (kFallback)
 };
 
 const std::vector<AlgorithmInfo>& algorithms();
+const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name);
 
 struct Resolved {
   const AlgorithmInfo* info = nullptr;

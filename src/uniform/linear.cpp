@@ -10,21 +10,29 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int linear(const UniformCall& c, const Params&) {
+namespace {
+
+template <class Call>
+int run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
   Requests reqs(2 * steps.size());
   for (auto s = steps.rbegin(); s != steps.rend(); ++s) {  // from rank+1 upward
     const int src = mod(p - s->distance, P);
-    reqs.recv(c.recv_block(src), c.bs, src, c.comm());
+    reqs.recv(c.recv_block(src), c.recv_bytes(src), src, c.comm());
   }
   for (auto s = steps.rbegin(); s != steps.rend(); ++s) {  // to rank-1 downward
     const int dst = mod(p + s->distance, P);
-    reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+    reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
     c.count_round(1);
   }
   return reqs.wait_all();
 }
+
+}  // namespace
+
+int linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
+int linear(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

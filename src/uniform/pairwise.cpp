@@ -8,16 +8,25 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int pairwise(const UniformCall& c, const Params&) {
+namespace {
+
+template <class Call>
+int run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   for (const auto& s : c.ctx.linear_steps()) {
     const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
-    if (const int rc = exchange(c.send_block(dst), c.bs, dst, c.recv_block(src), c.bs, src, c.comm(), c.stats))
-      return rc;
+    const int rc = exchange(c.send_block(dst), c.send_bytes(dst), dst, c.recv_block(src), c.recv_bytes(src), src,
+                            c.comm(), c.stats);
+    if (rc != MPI_SUCCESS) return rc;
     c.count_round(1);
   }
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+int pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
+int pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

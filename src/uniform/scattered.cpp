@@ -11,7 +11,10 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int scattered(const UniformCall& c, const Params& prm) {
+namespace {
+
+template <class Call>
+int run(const Call& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
@@ -21,16 +24,21 @@ int scattered(const UniformCall& c, const Params& prm) {
     const size_t last = std::min(steps.size(), first + batch);
     for (size_t k = first; k < last; ++k) {
       const int src = mod(p - steps[k].distance, P);
-      reqs.recv(c.recv_block(src), c.bs, src, c.comm());
+      reqs.recv(c.recv_block(src), c.recv_bytes(src), src, c.comm());
     }
     for (size_t k = first; k < last; ++k) {
       const int dst = mod(p + steps[k].distance, P);
-      reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+      reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
       c.count_round(1);
     }
     if (const int rc = reqs.wait_all()) return rc;
   }
   return MPI_SUCCESS;
 }
+
+}  // namespace
+
+int scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
+int scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -8,17 +8,25 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int spread_out(const UniformCall& c, const Params&) {
+namespace {
+
+template <class Call>
+int run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   Requests reqs(2 * c.ctx.linear_steps().size());
   for (const auto& s : c.ctx.linear_steps()) {
     const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
-    reqs.recv(c.recv_block(src), c.bs, src, c.comm());
-    reqs.send(c.send_block(dst), c.bs, dst, c.comm(), c.stats);
+    reqs.recv(c.recv_block(src), c.recv_bytes(src), src, c.comm());
+    reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
     c.count_round(1);
   }
   return reqs.wait_all();
 }
+
+}  // namespace
+
+int spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
+int spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -1,7 +1,11 @@
-// The interface every uniform all-to-all algorithm implements.  Blocks arrive
-// as bytes: block i of the send side starts at send + i*sstride and holds bs
-// contiguous bytes (the API layer packs non-contiguous datatypes and copies
-// MPI_IN_PLACE input first), and likewise for the receive side.
+// The interfaces every algorithm implements.  Blocks arrive as bytes: the API
+// layer packs non-contiguous datatypes and copies MPI_IN_PLACE input first.
+//  UniformCall (alltoall): block i of the send side starts at
+//    send + i*sstride and holds bs contiguous bytes; likewise the receive side.
+//  VarCall (alltoallv): block i starts at send + soff[i] and holds sbytes[i]
+//    bytes; likewise recv, roff, rbytes.  sbytes[rank] == rbytes[rank].
+// Both offer send_block/send_bytes/recv_block/recv_bytes, so algorithms that
+// need nothing else (the linear family) are written once for both.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -31,6 +35,8 @@ struct UniformCall {
   MPI_Comm comm() const { return ctx.comm; }
   const char* send_block(int i) const { return send + i * sstride; }
   char* recv_block(int i) const { return recv + i * rstride; }
+  size_t send_bytes(int) const { return bs; }
+  size_t recv_bytes(int) const { return bs; }
   void copy_self() const { std::memcpy(recv_block(rank()), send_block(rank()), bs); }
   // One communication round of this rank carrying `blocks` blocks.
   void count_round(size_t blocks) const {
@@ -39,7 +45,36 @@ struct UniformCall {
   }
 };
 
+struct VarCall {
+  const char* send;
+  const MPI_Aint* soff;
+  const long long* sbytes;
+  char* recv;
+  const MPI_Aint* roff;
+  const long long* rbytes;
+  CommContext& ctx;
+  Stats& stats;
+  long long global_max;  // largest block in bytes over all ranks, -1 until known
+
+  int P() const { return ctx.size; }
+  int rank() const { return ctx.rank; }
+  MPI_Comm comm() const { return ctx.comm; }
+  const char* send_block(int i) const { return send + soff[i]; }
+  char* recv_block(int i) const { return recv + roff[i]; }
+  size_t send_bytes(int i) const { return static_cast<size_t>(sbytes[i]); }
+  size_t recv_bytes(int i) const { return static_cast<size_t>(rbytes[i]); }
+  void copy_self() const { std::memmove(recv_block(rank()), send_block(rank()), send_bytes(rank())); }
+  void count_round(size_t blocks) const {
+    ++stats.rounds;
+    stats.blocks_sent += static_cast<long long>(blocks);
+  }
+  // The global largest block (bytes): from the API's agreement allreduce when
+  // it ran, else one allreduce here.
+  int max_block(long long& M) const;
+};
+
 using UniformFn = int (*)(const UniformCall&, const Params&);
+using VarFn = int (*)(const VarCall&, const Params&);
 
 int linear(const UniformCall&, const Params&);
 int spread_out(const UniformCall&, const Params&);
@@ -50,5 +85,14 @@ int bruck_modified(const UniformCall&, const Params&);
 int bruck_zero_copy(const UniformCall&, const Params&);
 int bruck_zero_rotation(const UniformCall&, const Params&);
 int tra(const UniformCall&, const Params&);
+
+int linear(const VarCall&, const Params&);
+int spread_out(const VarCall&, const Params&);
+int scattered(const VarCall&, const Params&);
+int pairwise(const VarCall&, const Params&);
+int padded_bruck(const VarCall&, const Params&);
+int padded_alltoall(const VarCall&, const Params&);
+int two_phase_bruck(const VarCall&, const Params&);
+int tuna(const VarCall&, const Params&);
 
 }  // namespace a2a::detail

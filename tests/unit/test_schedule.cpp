@@ -3,6 +3,8 @@
 // and block counts must equal the TRA paper's closed forms.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <functional>
 #include <map>
 #include <utility>
 #include <vector>
@@ -162,4 +164,103 @@ TEST(ZeroCopy, ParityAlternationEndsInReceiveBuffer) {
       }
     for (int i = 0; i < P; ++i) ASSERT_EQ(where[i], 0) << "P=" << P << " slot " << i << " ends outside R";
   }
+}
+
+// Two-phase Bruck and TuNA simulated with random block sizes (zeros
+// included): the sizes travel with the blocks, every block arrives once with
+// its size, forwarded blocks wait only in the store at their mapped place,
+// no place ever holds two live blocks, and TuNA's store never needs more than
+// P-(K+1) places.
+namespace {
+
+struct Store {
+  long long capacity;
+  std::function<long long(int)> index;
+};
+
+void simulate_two_phase(int P, int r, bool tight) {
+  const auto steps = s::tra_steps(P, r);
+  const long long K = s::count_rounds(steps);
+  const Store store = tight ? Store{std::max(0LL, P - (K + 1)), [r](int i) { return s::tuna_temp_index(i, r); }}
+                            : Store{P, [](int i) { return static_cast<long long>(i); }};
+  const auto hops = s::remaining_hops(P, steps);
+  auto size_of = [P](int src, int dst) { return static_cast<long long>((src * 7 + dst * 13 + P) % 5); };  // 0..4
+  struct Held { int src = -1, dst = -1; long long size = -1; };
+  // Per rank: slot contents (mirrored orientation), store places, receive side.
+  std::vector<std::vector<Held>> slot(P, std::vector<Held>(P));
+  std::vector<std::vector<int>> place(P, std::vector<int>(store.capacity, -1));  // slot held at a place
+  std::vector<std::vector<Held>> got(P, std::vector<Held>(P));
+  for (int p = 0; p < P; ++p) {
+    for (int i = 0; i < P; ++i) slot[p][i] = {p, s::mod(p - i, P), size_of(p, s::mod(p - i, P))};
+    got[p][p] = slot[p][0];
+  }
+  long long most = 0;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    auto next = slot;
+    auto next_place = place;
+    for (int p = 0; p < P; ++p) {
+      const int to = s::mod(p - steps[k].distance, P);
+      for (size_t j = 0; j < steps[k].slots.size(); ++j) {
+        const int i = steps[k].slots[j];
+        const Held h = slot[p][i];
+        if (hops[k][j] == 1) {
+          ASSERT_EQ(h.dst, to);
+          ASSERT_EQ(got[to][h.src].src, -1) << "delivered twice";
+          got[to][h.src] = h;
+        } else {
+          ASSERT_TRUE(s::is_forwarded(i, std::min(r, P)));
+          const long long t = store.index(i);
+          ASSERT_GE(t, 0);
+          ASSERT_LT(t, store.capacity) << "P=" << P << " r=" << r << " slot " << i;
+          ASSERT_TRUE(next_place[to][t] == -1 || next_place[to][t] == i) << "place shared";
+          next_place[to][t] = i;
+          next[to][i] = h;
+        }
+        if (hops[k][j] == 1) {  // the slot's place (if any) is free again at the sender
+          if (s::is_forwarded(i, std::min(r, P)) && store.capacity > 0) next_place[p][store.index(i)] = -1;
+        }
+      }
+    }
+    slot = std::move(next);
+    place = std::move(next_place);
+    for (int p = 0; p < P; ++p)
+      most = std::max<long long>(most, std::count_if(place[p].begin(), place[p].end(), [](int v) { return v >= 0; }));
+  }
+  for (int p = 0; p < P; ++p)
+    for (int q = 0; q < P; ++q) {
+      ASSERT_EQ(got[p][q].src, q) << "P=" << P << " r=" << r;
+      ASSERT_EQ(got[p][q].dst, p);
+      ASSERT_EQ(got[p][q].size, size_of(q, p));
+    }
+  EXPECT_EQ(K, s::tra_rounds_closed(P, r));
+  EXPECT_EQ(s::count_blocks(steps), s::tra_blocks_closed(P, r));
+  if (tight) {
+    EXPECT_LE(most, std::max(0LL, P - (K + 1))) << "P=" << P << " r=" << r;
+  }
+}
+
+}  // namespace
+
+TEST(TwoPhase, BruckDeliversWithSizes) {
+  for (int P = 1; P <= 64; ++P) simulate_two_phase(P, 2, false);
+}
+
+TEST(TwoPhase, TunaEveryRadixWithinTheTightStore) {
+  for (int P = 1; P <= 64; ++P)
+    for (int r = 2; r <= P + 1; ++r) simulate_two_phase(P, r, true);
+}
+
+TEST(TwoPhase, TunaStoreMapIsDenseAndOneToOne) {
+  for (int P = 2; P <= 64; ++P)
+    for (int r = 2; r <= P; ++r) {
+      const long long K = s::tra_rounds_closed(P, r);
+      std::vector<long long> seen;
+      for (int o = 1; o < P; ++o)
+        if (s::is_forwarded(o, r)) seen.push_back(s::tuna_temp_index(o, r));
+      ASSERT_EQ(static_cast<long long>(seen.size()), P - (K + 1)) << "P=" << P << " r=" << r;
+      for (size_t k = 0; k < seen.size(); ++k) ASSERT_EQ(seen[k], static_cast<long long>(k));
+    }
+  // The paper's figure 3: P = 8, r = 2 maps o = 3 to t = 0 and o = 5 to t = 1.
+  EXPECT_EQ(s::tuna_temp_index(3, 2), 0);
+  EXPECT_EQ(s::tuna_temp_index(5, 2), 1);
 }

@@ -1,0 +1,24 @@
+// Padded Bruck (Fan et al., "Optimizing the Bruck algorithm for non-uniform
+// all-to-all communication", section 3.1; idea from Traff et al. 2014,
+// section 3.5): one allreduce finds the global largest block M, every block
+// is padded to M, zero-rotation Bruck moves them as a uniform all-to-all,
+// and the real bytes are extracted.  K = ceil(log2 P), D = TRA's D at r = 2,
+// all of M bytes; cost (K+log2 P)*alpha + D*M*beta.  Scratch 2*P*M (padded
+// buffers) + 2*ceil(P/2)*M (Bruck's rounds).  Falls back to spread-out when
+// 2*P*M exceeds A2A_SCRATCH_LIMIT.  No knobs.
+#include "nonuniform/padding.hpp"
+
+namespace a2a::detail {
+
+int padded_bruck(const VarCall& c, const Params& prm) {
+  Padded padded;
+  if (const int rc = pad(c, padded)) return rc;
+  if (padded.M == 0) return MPI_SUCCESS;
+  const MPI_Aint M = static_cast<MPI_Aint>(padded.M);
+  const UniformCall u{padded.send, M, padded.recv, M, padded.M, c.ctx, c.stats};
+  if (const int rc = bruck_zero_rotation(u, prm)) return rc;
+  unpad(c, padded);
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,24 @@
+// Padding for the padded algorithms: every block is copied into a place of
+// the global largest block M, so a uniform all-to-all can move them, and the
+// real bytes are taken back out afterwards.  Scratch 2*P*M bytes; above the
+// scratch limit the caller falls back (returns kFallback).
+#pragma once
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+// Returned by an algorithm that cannot run this call: the API runs the
+// fallback named by the registry instead (and the stats say so).
+constexpr int kFallback = -1;
+
+struct Padded {
+  char* send = nullptr;
+  char* recv = nullptr;
+  size_t M = 0;
+};
+
+// Fills `out`; kFallback when 2*P*M exceeds the scratch limit.
+int pad(const VarCall& c, Padded& out);
+void unpad(const VarCall& c, const Padded& padded);
+
+}  // namespace a2a::detail

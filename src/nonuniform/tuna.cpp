@@ -1,0 +1,27 @@
+// TuNA, tunable-radix non-uniform all-to-all (Fan et al., TuNA,
+// ../shared/papers/tuna-nonuniform-tunable-radix.txt, sections II-III): the
+// TRA schedule of radix r (rounds (x, z) sending blocks whose x-th base-r
+// digit is z to p - z*r^x) with a two-phase exchange per round (block sizes,
+// then blocks).  K and D equal TRA's closed forms; metadata 8*D bytes; cost
+// 2K*alpha + (8*D + data)*beta.  Forwarded blocks wait in the paper's tight
+// store of P-(K+1) places of the global largest block M (direct blocks and
+// the own block never do), mapped by t = o - 1 - dx*(r-1) - dz.
+// Scratch at most (P-K-1)*M + 2*W*M + 16*W bytes (W = the widest round;
+// the middle term is really the largest round's bytes in and out), one
+// allreduce for M.  Knob: radix (2..P, auto = ceil(sqrt(P)), above P runs as
+// P, where no store is needed at all).
+#include <algorithm>
+
+#include "nonuniform/two_phase.hpp"
+
+namespace a2a::detail {
+
+int tuna(const VarCall& c, const Params& prm) {
+  const auto& steps = c.ctx.tra_steps(prm.radix);
+  const long long K = static_cast<long long>(steps.size());
+  const long long r = prm.radix;
+  return run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
+                       [r](int i) { return schedule::tuna_temp_index(i, r); });
+}
+
+}  // namespace a2a::detail

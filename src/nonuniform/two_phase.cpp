@@ -1,0 +1,92 @@
+#include "nonuniform/two_phase.hpp"
+
+#include <algorithm>
+
+namespace a2a::detail {
+
+using schedule::mod;
+
+namespace {
+size_t widest(const std::vector<schedule::Step>& steps) {
+  size_t w = 0;
+  for (const auto& s : steps) w = std::max(w, s.slots.size());
+  return w;
+}
+}  // namespace
+
+long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long capacity, long long M) {
+  const long long W = static_cast<long long>(widest(steps));
+  return capacity * M + 2 * W * M + 2 * W * static_cast<long long>(sizeof(long long));
+}
+
+int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
+                  const std::function<long long(int)>& index) {
+  const int P = c.P(), p = c.rank();
+  c.copy_self();
+  long long M = 0;
+  if (const int rc = c.max_block(M)) return rc;
+  if (M == 0 || steps.empty()) return MPI_SUCCESS;  // every block is empty, on every rank
+  const size_t W = widest(steps), m = static_cast<size_t>(M);  // W: most blocks in one round
+  Scratch& scratch = c.ctx.scratch;
+  char* T = scratch.get(Scratch::kWork0, static_cast<size_t>(capacity) * m, c.stats);
+  auto* sizes = reinterpret_cast<long long*>(scratch.get(Scratch::kWork3, 2 * W * sizeof(long long), c.stats));
+  long long* sizes_out = sizes;
+  long long* sizes_in = sizes + W;
+
+  const auto hops = schedule::remaining_hops(P, steps);
+  std::vector<long long> held(P, -1);  // bytes of slot i waiting in T; -1: still in the send buffer
+  auto stored = [&](int i) { return T + static_cast<size_t>(index(i)) * m; };
+  int err = MPI_SUCCESS;
+  for (size_t k = 0; k < steps.size(); ++k) {
+    const auto& s = steps[k];
+    const size_t n = s.slots.size();
+    const int dst = mod(static_cast<long long>(p) - s.distance, P), src = mod(static_cast<long long>(p) + s.distance, P);
+    for (size_t j = 0; j < n; ++j) {
+      const int i = s.slots[j];
+      sizes_out[j] = held[i] >= 0 ? held[i] : c.sbytes[mod(static_cast<long long>(p) - i, P)];
+    }
+    Requests meta(2);
+    meta.recv(sizes_in, n * sizeof(long long), src, c.comm());
+    meta.send_meta(sizes_out, n * sizeof(long long), dst, c.comm(), c.stats);
+    if (const int rc = meta.wait_all()) return rc;
+
+    size_t sent = 0, arriving = 0;
+    for (size_t j = 0; j < n; ++j) {
+      sent += static_cast<size_t>(sizes_out[j]);
+      arriving += static_cast<size_t>(sizes_in[j]);
+    }
+    // Sized to this round's real bytes, known now from the metadata.
+    char* out = scratch.get(Scratch::kWork1, sent, c.stats);
+    char* in = scratch.get(Scratch::kWork2, arriving, c.stats);
+    sent = 0;
+    for (size_t j = 0; j < n; ++j) {
+      const int i = s.slots[j];
+      const char* from = held[i] >= 0 ? stored(i) : c.send_block(mod(static_cast<long long>(p) - i, P));
+      std::memcpy(out + sent, from, static_cast<size_t>(sizes_out[j]));
+      sent += static_cast<size_t>(sizes_out[j]);
+    }
+    Requests data(4);
+    data.recv(in, arriving, src, c.comm());
+    data.send(out, sent, dst, c.comm(), c.stats);
+    if (const int rc = data.wait_all()) return rc;
+
+    size_t off = 0;
+    for (size_t j = 0; j < n; ++j) {
+      const int i = s.slots[j];
+      const size_t got = static_cast<size_t>(sizes_in[j]);
+      if (hops[k][j] == 1) {  // last hop: straight into the receive buffer
+        const int from = mod(static_cast<long long>(p) + i, P);
+        if (got != c.recv_bytes(from) && err == MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
+        std::memcpy(c.recv_block(from), in + off, std::min(got, c.recv_bytes(from)));
+      } else {
+        std::memcpy(stored(i), in + off, got);
+        held[i] = static_cast<long long>(got);
+      }
+      off += got;
+    }
+    c.count_round(n);
+  }
+  return err;
+}
+
+}  // namespace a2a::detail

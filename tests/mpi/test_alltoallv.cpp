@@ -1,0 +1,239 @@
+// Every A2A_Alltoallv algorithm on real MPI with every workload generator:
+// permuted displacements with gaps, zero counts, different send and receive
+// datatypes, MPI_IN_PLACE, sub-communicators, skew, exact K/D/metadata and
+// scratch, untouched gaps and unmodified inputs.
+#include <algorithm>
+#include <cstdlib>
+#include <numeric>
+
+#include "harness.hpp"
+#include "nonuniform/two_phase.hpp"
+#include "workload/workload.hpp"
+
+using namespace a2a::test;
+namespace wl = a2a::workload;
+
+namespace {
+
+int size_of(MPI_Comm comm) {
+  int P;
+  MPI_Comm_size(comm, &P);
+  return P;
+}
+
+std::vector<std::string> specs_for(int P) {
+  std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=3",
+                                "pairwise", "padded-bruck", "padded-alltoall", "two-phase-bruck", "tuna:radix=auto"};
+  std::vector<int> radices;
+  if (P <= 9) {
+    for (int r = 2; r <= P + 1; ++r) radices.push_back(r);
+  } else {
+    radices = {2, 3, 4, 5, P / 2, P - 1, P, P + 3};
+  }
+  for (int r : radices) s.push_back("tuna:radix=" + std::to_string(r));
+  return s;
+}
+
+const std::vector<std::string>& workloads() {
+  static const std::vector<std::string> w = {"uniform:max=5,seed=3", "uniform:max=300,seed=4",
+                                             "normal:mean=20,dev=8", "power-law:max=200,exponent=1.2",
+                                             "sparse:max=9,zero=0.6", "fft-n1", "fft-n2"};
+  return w;
+}
+
+// Counts (in elements of the layout) and displacements: blocks stored in a
+// rank-dependent permuted order, each after a one-element gap.
+struct Side {
+  std::vector<int> counts, displs;
+  long long elems = 0;
+};
+
+Side side(const std::vector<int>& counts, int salt) {
+  const int P = static_cast<int>(counts.size());
+  std::vector<int> order(P);
+  std::iota(order.begin(), order.end(), 0);
+  std::rotate(order.begin(), order.begin() + salt % std::max(P, 1), order.end());
+  std::reverse(order.begin(), order.end());
+  Side s{counts, std::vector<int>(P), 0};
+  for (int b : order) {
+    s.elems += 1;  // gap
+    s.displs[b] = static_cast<int>(s.elems);
+    s.elems += counts[b];
+  }
+  s.elems += 1;
+  return s;
+}
+
+struct TypePair {
+  const Layout* send;
+  int send_factor;
+  const Layout* recv;
+  int recv_factor;
+};
+
+std::vector<TypePair> type_pairs() {
+  return {{&int_layout(), 1, &int_layout(), 1},
+          {&strided_layout(), 1, &pair_layout(), 1},
+          {&int_layout(), 2, &strided_layout(), 1}};
+}
+
+int* at(Buffer& b, const Side& s, int block, long long j) {
+  const Layout& l = *b.layout;
+  const long long e = s.displs[block] + j / l.ints();
+  return reinterpret_cast<int*>(b.data() + e * l.extent + l.offsets[j % l.ints()]);
+}
+
+// One checked call: counts come from the workload, scaled by the type pair.
+void run_case(MPI_Comm comm, const std::string& spec, const TypePair& tp, const wl::Workload& w, bool in_place,
+              const std::string& what_workload) {
+  int rank;
+  MPI_Comm_rank(comm, &rank);
+  const int P = size_of(comm);
+  const std::string what = spec + " P=" + std::to_string(P) + " " + what_workload + " " + tp.send->name + "->" +
+                           tp.recv->name + (in_place ? " in-place" : "");
+  // In place, MPI sends block d of the receive buffer to d, so the counts
+  // must be symmetric: count(s, d) == count(d, s).
+  auto units = [&](int s, int d) {
+    return static_cast<int>(in_place ? wl::count(w, std::min(s, d), std::max(s, d), P) : wl::count(w, s, d, P));
+  };
+  std::vector<int> sc(P), rc(P);
+  for (int d = 0; d < P; ++d) sc[d] = units(rank, d) * tp.send_factor;
+  for (int s = 0; s < P; ++s) rc[s] = units(s, rank) * tp.recv_factor;
+  const Side ss = side(sc, rank), rs = side(rc, rank + 3);
+  Buffer send(*tp.send, ss.elems), recv(*tp.recv, rs.elems);
+  for (int d = 0; d < P; ++d)
+    for (long long j = 0; j < static_cast<long long>(sc[d]) * tp.send->ints(); ++j) *at(send, ss, d, j) = encode(rank, d, j);
+  if (in_place)
+    for (int d = 0; d < P; ++d)
+      for (long long j = 0; j < static_cast<long long>(rc[d]) * tp.recv->ints(); ++j) *at(recv, rs, d, j) = encode(rank, d, j);
+  const auto send_before = send.bytes;
+  const Side ss_before = ss, rs_before = rs;
+  const int err = A2A_Alltoallv(in_place ? MPI_IN_PLACE : send.data(), ss.counts.data(), ss.displs.data(),
+                                tp.send->type, recv.data(), rs.counts.data(), rs.displs.data(), tp.recv->type, comm,
+                                spec.c_str());
+  EXPECT_EQ(err, MPI_SUCCESS) << what << ": " << a2a::last_error_message();
+  // Data, then every byte outside the receive blocks.
+  std::vector<char> is_data(recv.bytes.size(), 0);
+  long long wrong = 0;
+  for (int s = 0; s < P; ++s)
+    for (long long j = 0; j < static_cast<long long>(rc[s]) * tp.recv->ints(); ++j) {
+      int* p = at(recv, rs, s, j);
+      std::memset(&is_data[reinterpret_cast<unsigned char*>(p) - recv.bytes.data()], 1, sizeof(int));
+      if (*p != encode(s, rank, j) && wrong++ < 3)
+        ADD_FAILURE() << what << ": rank " << rank << " got " << std::hex << *p << std::dec << " for (src " << s
+                      << ", dst " << rank << ", index " << j << ")";
+    }
+  for (size_t b = 0; b < recv.bytes.size(); ++b)
+    if (!is_data[b] && recv.bytes[b] != Buffer::kUntouched && wrong++ < 3)
+      ADD_FAILURE() << what << ": rank " << rank << " wrote gap byte " << b;
+  EXPECT_TRUE(send.bytes == send_before) << what << ": send buffer modified";
+  EXPECT_TRUE(ss.counts == ss_before.counts && ss.displs == ss_before.displs && rs.counts == rs_before.counts &&
+              rs.displs == rs_before.displs)
+      << what << ": count or displacement arrays modified";
+
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  if (spec.rfind("tuna", 0) == 0 || spec == "two-phase-bruck" || spec == "padded-bruck") {
+    long long M = 0;  // global largest block, recomputed from the workload
+    for (int s = 0; s < P; ++s)
+      for (int d = 0; d < P; ++d) M = std::max<long long>(M, units(s, d) * tp.send_factor * tp.send->ints() * 4);
+    const auto want = expected_stats(spec.rfind("tuna", 0) == 0 ? "tra" + spec.substr(4) : "tra:radix=2", P);
+    if (spec.rfind("tuna", 0) == 0) {
+      EXPECT_EQ(std::string(st.algorithm), "tuna" + want.canonical.substr(3)) << what;
+    }
+    if (M > 0 && P > 1) {
+      EXPECT_EQ(st.rounds, want.rounds) << what;
+      EXPECT_EQ(st.blocks_sent, want.blocks) << what;
+      if (spec == "padded-bruck") {
+        EXPECT_EQ(st.bytes_sent, want.blocks * M) << what;
+        EXPECT_EQ(st.meta_bytes_sent, 8) << what;
+      } else {
+        EXPECT_EQ(st.meta_bytes_sent, 8 * want.blocks + 8) << what;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST(Alltoallv, EveryAlgorithmWorkloadAndTypePair) {
+  const int P = size_of(MPI_COMM_WORLD);
+  for (const auto& text : workloads()) {
+    wl::Workload w;
+    std::string err;
+    ASSERT_TRUE(wl::parse(text, w, err)) << err;
+    w = wl::with_size(w, 10);
+    for (const auto& spec : specs_for(P))
+      for (const auto& tp : type_pairs()) run_case(MPI_COMM_WORLD, spec, tp, w, false, text);
+  }
+}
+
+TEST(Alltoallv, InPlace) {
+  const int P = size_of(MPI_COMM_WORLD);
+  wl::Workload w;
+  std::string err;
+  wl::parse("uniform:max=7,seed=11", w, err);
+  for (const auto& spec : specs_for(P))
+    for (const auto& tp : {type_pairs()[0], type_pairs()[2]})
+      run_case(MPI_COMM_WORLD, spec, {tp.recv, tp.recv_factor, tp.recv, tp.recv_factor}, w, true, "uniform");
+}
+
+TEST(Alltoallv, ReversedAndSplitCommunicators) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int P = size_of(MPI_COMM_WORLD);
+  MPI_Comm reversed, half;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, P - 1 - rank, &reversed);
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &half);
+  wl::Workload w;
+  std::string err;
+  wl::parse("sparse:max=6,zero=0.3", w, err);
+  for (MPI_Comm comm : {reversed, half})
+    for (const auto& spec : specs_for(size_of(comm)))
+      for (const auto& tp : {type_pairs()[0], type_pairs()[1]}) run_case(comm, spec, tp, w, false, "sparse");
+  MPI_Comm_free(&reversed);
+  MPI_Comm_free(&half);
+}
+
+// Rank 0's blocks are 1000 times larger than everyone else's: every
+// algorithm still delivers, and TuNA reports exactly its bounded scratch.
+TEST(Alltoallv, SkewedRankAndScratchBound) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const int P = size_of(MPI_COMM_WORLD);
+  const long long small = 3, big = 3000;
+  std::vector<int> sc(P, static_cast<int>(rank == 0 ? big : small)), rc(P), sd(P), rd(P);
+  for (int s = 0; s < P; ++s) rc[s] = static_cast<int>(s == 0 ? big : small);
+  std::partial_sum(sc.begin(), sc.end() - 1, sd.begin() + 1);
+  std::partial_sum(rc.begin(), rc.end() - 1, rd.begin() + 1);
+  std::vector<int> sbuf(sd.back() + sc.back()), rbuf(rd.back() + rc.back());
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+  const char* limit = std::getenv("A2A_SCRATCH_LIMIT");
+  for (const auto& spec : specs_for(P)) {
+    std::fill(rbuf.begin(), rbuf.end(), -1);
+    ASSERT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT,
+                            MPI_COMM_WORLD, spec.c_str()),
+              MPI_SUCCESS) << spec;
+    long long wrong = 0;
+    for (int s = 0; s < P; ++s)
+      for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != encode(s, rank, j);
+    EXPECT_EQ(wrong, 0) << spec;
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    const long long M = big * 4;
+    if (spec.rfind("tuna", 0) == 0 && P > 1) {
+      const auto want = expected_stats("tra" + spec.substr(4), P);
+      const auto steps = a2a::detail::schedule::tra_steps(P, std::stoi(want.canonical.substr(10)));
+      const long long store = (P - (want.rounds + 1)) * M;  // the tight T alone
+      EXPECT_LE(st.temp_bytes, a2a::detail::two_phase_scratch(steps, P - (want.rounds + 1), M)) << spec;
+      EXPECT_GE(st.temp_bytes, store) << spec;
+      if (rank == 0) std::printf("# %s P=%d scratch %lld bytes (P*M would be %lld)\n", st.algorithm, P, st.temp_bytes, P * M);
+    }
+    if (spec.rfind("padded", 0) == 0 && limit && 2LL * P * M > std::atoll(limit)) {
+      EXPECT_STREQ(st.algorithm, "spread-out") << spec << " should fall back above A2A_SCRATCH_LIMIT";
+    } else if (spec.rfind("padded", 0) == 0) {
+      EXPECT_STREQ(st.algorithm, spec.c_str());
+    }
+  }
+}
