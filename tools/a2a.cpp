@@ -8,6 +8,7 @@
 #include "select/registry.hpp"
 
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp
+bool measure_alpha_beta(double& alpha, double& beta);              // model_measure.cpp
 
 namespace {
 
@@ -50,6 +51,33 @@ int model(long long P, const std::string& radix_text) {
   return K == Ks && D == Ds ? 0 : 1;
 }
 
+// The padded-vs-two-phase model of Fan et al. (Bruck non-uniform paper,
+// section 3.3) for radix-2 Bruck with largest block N bytes, blocks of mean
+// N/2: padded    T1 = alpha log P + beta log P (P+1)/2 N
+//      two-phase T2 = 2 alpha log P + 4 beta log P (P+1)/2 + beta log P (P+1)/2 N/2
+// so padded wins when (N - 8)(P + 1) beta < 4 alpha.
+int model_alltoallv(long long P, long long N, double alpha, double beta) {
+  namespace s = a2a::detail::schedule;
+  if (P < 1 || N < 0) {
+    std::fprintf(stderr, "a2a model: need --procs >= 1 and --max-block >= 0\n");
+    return 2;
+  }
+  const long long K = s::tra_rounds_closed(P, 2), D = s::tra_blocks_closed(P, 2);
+  const double logP = static_cast<double>(s::digit_count(P, 2)), half = (static_cast<double>(P) + 1) / 2;
+  const double padded = alpha * logP + beta * logP * half * static_cast<double>(N);
+  const double two_phase = 2 * alpha * logP + 4 * beta * logP * half + beta * logP * half * static_cast<double>(N) / 2;
+  const bool padded_wins = (static_cast<double>(N) - 8) * (static_cast<double>(P) + 1) * beta < 4 * alpha;
+  std::printf("P=%lld max-block N=%lld bytes, alpha=%.3g s, beta=%.3g s/byte\n", P, N, alpha, beta);
+  std::printf("radix-2 Bruck: K=%lld rounds, D=%lld blocks\n", K, D);
+  std::printf("padded-bruck:    data %lld bytes (D*N), metadata 8 bytes (one allreduce)\n", D * N);
+  std::printf("two-phase-bruck: metadata %lld bytes (8 per block; the paper's model counts 4: %lld)\n", 8 * D, 4 * D);
+  std::printf("model: padded %.3g s, two-phase %.3g s\n", padded, two_phase);
+  std::printf("(N - 8)(P + 1) beta = %.3g %s 4 alpha = %.3g: %s wins\n",
+              (static_cast<double>(N) - 8) * (static_cast<double>(P) + 1) * beta, padded_wins ? "<" : ">=", 4 * alpha,
+              padded_wins ? "padded-bruck" : "two-phase-bruck");
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -61,6 +89,16 @@ int main(int argc, char** argv) {
   std::string radix = "auto";
   mdl->add_option("--procs,-p", procs, "number of processes P")->required();
   mdl->add_option("--radix,-r", radix, "radix r (2..P, or auto)");
+  std::string collective = "alltoall";
+  long long max_block = 0;
+  double alpha = 2e-6, beta = 1e-10;
+  bool measure = false;
+  mdl->add_option("--collective", collective, "alltoall (TRA K and D) or alltoallv (padded vs two-phase)")
+      ->check(CLI::IsMember({"alltoall", "alltoallv"}));
+  mdl->add_option("--max-block,-n", max_block, "alltoallv: the largest block N in bytes");
+  mdl->add_option("--alpha", alpha, "alltoallv: latency per message in seconds (default 2e-6)");
+  mdl->add_option("--beta", beta, "alltoallv: seconds per byte (default 1e-10)");
+  mdl->add_flag("--measure", measure, "alltoallv: measure alpha and beta by ping-pong (run under mpirun -np 2)");
   auto* bench = app.add_subcommand("bench", "benchmark the algorithms against native (run under mpirun)");
   bench->prefix_command();  // bench parses its own options
   CLI11_PARSE(app, argc, argv);
@@ -68,6 +106,10 @@ int main(int argc, char** argv) {
     list_algorithms();
     return 0;
   }
-  if (*mdl) return model(procs, radix);
+  if (*mdl) {
+    if (collective == "alltoall") return model(procs, radix);
+    if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing
+    return model_alltoallv(procs, max_block, alpha, beta);
+  }
   return run_bench(bench->remaining());
 }

@@ -1,11 +1,13 @@
-// `a2a bench`: the algorithms side by side against native, OSU style.
+// `a2a bench`: the algorithms side by side against native, OSU style, for
+// A2A_Alltoall (block bytes swept by -m) or, with --collective alltoallv,
+// A2A_Alltoallv (per-peer bytes from --workload, its size knob swept by -m).
 // Per size and algorithm: each iteration's time is the maximum over ranks;
 // the table shows the median (and min, max) of those over -i iterations after
 // -x warm-up ones.  Algorithms are interleaved within each iteration, in an
 // order shuffled every iteration, so that noise on a shared machine and the
 // cache state left by the previous row hit them alike; compare ratios, not
 // absolutes.
-// The "native" row calls MPI_Alltoall directly (not through a2a), so every
+// The "native" row calls MPI_Alltoall(v) directly (not through a2a), so every
 // ratio includes what a2a adds.  --error-check picks how a2a agrees on
 // errors; a spec prefixed "agree/" always runs with agreement, which prices
 // the default mode in the same table.
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "a2a/a2a.hpp"
+#include "workload/workload.hpp"
 
 namespace {
 
@@ -41,12 +44,72 @@ std::vector<long long> sizes_between(const std::string& range) {
 
 constexpr const char* kAgree = "agree/";
 
-int run(const std::string& alg, const unsigned char* s, unsigned char* r, long long m, a2a::ErrorCheck mode) {
-  const int n = static_cast<int>(m);
-  if (alg == "native") return MPI_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD);
+// One size's buffers.  Alltoall: m bytes per peer.  Alltoallv: counts from
+// the workload, blocks packed in rank order.
+struct Case {
+  bool v = false;
+  int P = 1, rank = 0;
+  long long m = 0;
+  std::vector<unsigned char> sbuf, rbuf;
+  std::vector<int> sc, sd, rc, rd;
+};
+
+Case make_case(bool v, const a2a::workload::Workload& w, long long m, int rank, int P) {
+  Case c{v, P, rank, m, {}, {}, std::vector<int>(P, static_cast<int>(m)), std::vector<int>(P),
+         std::vector<int>(P, static_cast<int>(m)), std::vector<int>(P)};
+  if (v) {
+    const auto sized = a2a::workload::with_size(w, m);
+    for (int i = 0; i < P; ++i) {
+      c.sc[i] = static_cast<int>(a2a::workload::count(sized, rank, i, P));
+      c.rc[i] = static_cast<int>(a2a::workload::count(sized, i, rank, P));
+    }
+  }
+  for (int i = 1; i < P; ++i) {
+    c.sd[i] = c.sd[i - 1] + c.sc[i - 1];
+    c.rd[i] = c.rd[i - 1] + c.rc[i - 1];
+  }
+  c.sbuf.resize(static_cast<size_t>(c.sd[P - 1] + c.sc[P - 1]));
+  c.rbuf.resize(static_cast<size_t>(c.rd[P - 1] + c.rc[P - 1]));
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < c.sc[d]; ++j) c.sbuf[c.sd[d] + j] = expected(rank, d, j);
+  return c;
+}
+
+int run(const std::string& alg, Case& c, a2a::ErrorCheck mode) {
+  const int n = static_cast<int>(c.m);
   const bool agree = alg.rfind(kAgree, 0) == 0;
+  const char* spec = alg.c_str() + (agree ? 6 : 0);
   a2a::set_error_check(agree ? a2a::ErrorCheck::agree : mode);
-  return A2A_Alltoall(s, n, MPI_BYTE, r, n, MPI_BYTE, MPI_COMM_WORLD, alg.c_str() + (agree ? 6 : 0));
+  if (!c.v) {
+    if (alg == "native") return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD);
+    return A2A_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, spec);
+  }
+  if (alg == "native")
+    return MPI_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
+                         MPI_BYTE, MPI_COMM_WORLD);
+  return A2A_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
+                       MPI_BYTE, MPI_COMM_WORLD, spec);
+}
+
+long long count_wrong(const Case& c) {
+  long long wrong = 0;
+  for (int s = 0; s < c.P; ++s)
+    for (int j = 0; j < c.rc[s]; ++j) wrong += c.rbuf[c.rd[s] + j] != expected(s, c.rank, j);
+  return wrong;
+}
+
+std::vector<std::string> default_algorithms(bool v, int P) {
+  if (!v)
+    return {"native", "linear", "spread-out", "scattered", "pairwise",
+            "bruck-basic", "bruck-basic:dt=1", "bruck-modified", "bruck-modified:dt=1",
+            "bruck-zero-copy", "bruck-zero-copy:dt=1", "bruck-zero-rotation",
+            "tra:radix=2", "tra:radix=auto", "auto", "agree/auto"};
+  std::vector<std::string> algs = {"native", "linear", "spread-out", "scattered", "pairwise",
+                                   "padded-bruck", "padded-alltoall", "two-phase-bruck"};
+  for (int r = 2; r <= P; ++r)
+    if (P <= 16 || r <= 4 || r == P / 2 || r == P || r * r == P) algs.push_back("tuna:radix=" + std::to_string(r));
+  algs.insert(algs.end(), {"tuna:radix=auto", "auto", "agree/auto"});
+  return algs;
 }
 
 // What ran: the resolved spec, with the requested one where they differ in kind.
@@ -68,12 +131,14 @@ int run_bench(const std::vector<std::string>& raw) {
   std::string range = "16:65536", csv = "a2a-bench.csv", json;
   int iters = 50, warmup = 5;
   bool validate = false;
-  std::vector<std::string> algs = {"native", "linear", "spread-out", "scattered", "pairwise",
-                                   "bruck-basic", "bruck-basic:dt=1", "bruck-modified", "bruck-modified:dt=1",
-                                   "bruck-zero-copy", "bruck-zero-copy:dt=1", "bruck-zero-rotation",
-                                   "tra:radix=2", "tra:radix=auto", "auto", "agree/auto"};
+  std::vector<std::string> algs;
+  std::string collective = "alltoall", workload_text = "uniform";
   std::string check = a2a::error_check() == a2a::ErrorCheck::agree ? "agree" : "local";
-  app.add_option("-m,--message-size", range, "MIN:MAX block bytes per destination, doubling");
+  app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
+  app.add_option("--workload", workload_text,
+                 "alltoallv counts: uniform, normal, power-law, sparse, fft-n1, fft-n2 [:key=value,...]; "
+                 "-m sweeps its size (uniform/power-law/sparse max, normal mean)");
+  app.add_option("-m,--message-size", range, "MIN:MAX bytes per destination (alltoallv: workload size), doubling");
   app.add_option("-i,--iterations", iters, "timed iterations per size")->check(CLI::PositiveNumber);
   app.add_option("-x,--warmup", warmup, "untimed warm-up iterations")->check(CLI::NonNegativeNumber);
   app.add_flag("-c,--validate", validate, "check every received byte once per size and algorithm");
@@ -88,28 +153,34 @@ int run_bench(const std::vector<std::string>& raw) {
   } catch (const CLI::ParseError& e) {
     return app.exit(e);
   }
-  if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
   const auto mode = check == "agree" ? a2a::ErrorCheck::agree : a2a::ErrorCheck::local;
+  const bool v = collective == "alltoallv";
+  a2a::workload::Workload workload;
+  std::string werr;
+  if (!a2a::workload::parse(workload_text, workload, werr)) {
+    std::fprintf(stderr, "%s\n", werr.c_str());
+    return 2;
+  }
 
   MPI_Init(nullptr, nullptr);
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (algs.empty()) algs = default_algorithms(v, P);
+  if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
   nlohmann::json rows = nlohmann::json::array();
   long long wrong_total = 0;
   int status = 0;
   if (rank == 0) {
-    std::printf("# a2a bench: P=%d, %d iterations (+%d warm-up), time = median over iterations of the max over ranks\n"
-                "# native = MPI_Alltoall called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
-                P, iters, warmup, check.c_str());
+    std::printf("# a2a bench %s: P=%d, %d iterations (+%d warm-up), time = median over iterations of the max over ranks\n"
+                "# native = MPI_%s called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
+                collective.c_str(), P, iters, warmup, v ? "Alltoallv" : "Alltoall", check.c_str());
+    if (v) std::printf("# workload %s; bytes = its size knob\n", workload_text.c_str());
     std::printf("%10s  %-34s %11s %11s %11s %9s %6s\n", "bytes", "algorithm", "median_us", "min_us", "max_us",
                 "vs_native", "wrong");
   }
   for (long long m : sizes_between(range)) {
-    const size_t total = static_cast<size_t>(m) * P;
-    std::vector<unsigned char> sbuf(total), rbuf(total);
-    for (int d = 0; d < P; ++d)
-      for (long long j = 0; j < m; ++j) sbuf[d * m + j] = expected(rank, d, j);
+    Case c = make_case(v, workload, m, rank, P);
     std::vector<std::vector<double>> t(algs.size(), std::vector<double>(iters));
     std::vector<std::string> ran(algs.size());
     std::vector<size_t> order(algs.size());
@@ -122,7 +193,7 @@ int run_bench(const std::vector<std::string>& raw) {
       for (size_t a : order) {
         MPI_Barrier(MPI_COMM_WORLD);
         const double t0 = MPI_Wtime();
-        const int rc = run(algs[a], sbuf.data(), rbuf.data(), m, mode);
+        const int rc = run(algs[a], c, mode);
         const double dt = MPI_Wtime() - t0;
         if (rc != MPI_SUCCESS) {
           if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[a].c_str(), a2a::last_error_message().c_str());
@@ -132,16 +203,15 @@ int run_bench(const std::vector<std::string>& raw) {
         if (it >= 0) t[a][it] = dt;
         A2A_Stats st;
         A2A_Last_stats(&st);
-        ran[a] = algs[a] == "native" ? "MPI_Alltoall" : st.algorithm;
+        ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
       }
     }
     std::vector<long long> wrong(algs.size(), 0);
     if (validate) {
       for (size_t a = 0; a < algs.size(); ++a) {
-        std::fill(rbuf.begin(), rbuf.end(), 0);
-        run(algs[a], sbuf.data(), rbuf.data(), m, mode);
-        for (int s = 0; s < P; ++s)
-          for (long long j = 0; j < m; ++j) wrong[a] += rbuf[s * m + j] != expected(s, rank, j);
+        std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
+        run(algs[a], c, mode);
+        wrong[a] = count_wrong(c);
       }
       MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM,
                     MPI_COMM_WORLD);
@@ -158,15 +228,15 @@ int run_bench(const std::vector<std::string>& raw) {
       wrong_total += wrong[a];
       std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %6lld\n", m, shown(algs[a], ran[a]).c_str(), med, lo, hi,
                   ratio, wrong[a]);
-      rows.push_back({{"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
+      rows.push_back({{"collective", collective}, {"workload", v ? workload_text : ""}, {"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
                       {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"wrong", wrong[a]}});
     }
   }
   if (rank == 0) {
     std::ofstream out(csv);
-    out << "procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,wrong\n";
+    out << "collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,wrong\n";
     for (const auto& r : rows)
-      out << r["procs"] << ',' << r["bytes"] << ",\"" << r["algorithm"].get<std::string>() << "\",\""
+      out << r["collective"].get<std::string>() << ",\"" << r["workload"].get<std::string>() << "\"," << r["procs"] << ',' << r["bytes"] << ",\"" << r["algorithm"].get<std::string>() << "\",\""
           << r["resolved"].get<std::string>() << "\"," << r["median_us"] << ',' << r["min_us"] << ',' << r["max_us"]
           << ',' << r["ratio_to_native"] << ',' << r["wrong"] << '\n';
     if (!json.empty()) std::ofstream(json) << rows.dump(2) << '\n';

@@ -15,13 +15,13 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 def load(path):
     series = defaultdict(list)
-    procs = None
+    procs = coll = None
     with open(path, newline="") as f:
         for row in csv.DictReader(f):
-            procs = row["procs"]
+            procs, coll = row["procs"], row.get("collective", "alltoall")
             name = row["resolved"] if "auto" not in row["algorithm"] else f'{row["algorithm"]} ({row["resolved"]})'
             series[name].append((int(row["bytes"]), float(row["median_us"]), float(row["ratio_to_native"])))
-    return procs, series
+    return procs, coll, series
 
 
 def main():
@@ -30,25 +30,25 @@ def main():
     out, paths = sys.argv[1], sys.argv[2:]
     fig, axes = plt.subplots(2, len(paths), figsize=(7 * len(paths), 9), squeeze=False)
     for col, path in enumerate(paths):
-        procs, series = load(path)
+        procs, coll, series = load(path)
         colors = plt.cm.tab20.colors
         for k, (name, pts) in enumerate(sorted(series.items())):
             pts.sort()
             x = [p[0] for p in pts]
-            if name == "MPI_Alltoall":
+            if name.startswith("MPI_Alltoall"):
                 style = dict(linewidth=2.5, color="black")
             else:
                 style = dict(linewidth=1, color=colors[k % len(colors)], linestyle=["-", "--", ":"][k % 3])
             axes[0][col].plot(x, [p[1] for p in pts], marker=".", label=name, **style)
             axes[1][col].plot(x, [p[2] for p in pts], marker=".", label=name, **style)
-        for row, ylabel in enumerate(["median time (us)", "time / MPI_Alltoall"]):
+        for row, ylabel in enumerate(["median time (us)", "time / MPI library"]):
             ax = axes[row][col]
             ax.set_xscale("log", base=2)
             ax.set_yscale("log")
             ax.set_xlabel("bytes per block")
             ax.set_ylabel(ylabel)
             ax.grid(True, which="both", alpha=0.3)
-        axes[0][col].set_title(f"a2a bench, P = {procs}")
+        axes[0][col].set_title(f"a2a bench {coll}, P = {procs}")
         axes[1][col].axhline(1.0, color="black", linestyle="--", linewidth=1)
     axes[0][-1].legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.02, 1.0))
     fig.tight_layout()

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """Ratio-to-native matrix (rows: algorithms, columns: bytes) of `a2a bench` CSVs,
-as a Markdown table, plus the best a2a row per size.
+as a Markdown table, plus the best a2a row per size and, where tuna or tra
+rows are present, the best radix per size.
 
 usage: summarize_bench.py BENCH.csv [BENCH.csv ...]
 """
@@ -14,7 +15,10 @@ def main():
         sizes = sorted({int(r["bytes"]) for r in rows})
         names = list(dict.fromkeys(r["algorithm"] for r in rows))
         ratio = {(r["algorithm"], int(r["bytes"])): float(r["ratio_to_native"]) for r in rows}
-        print(f"\nP = {rows[0]['procs']} ({path}): median time / MPI_Alltoall median time\n")
+        coll = rows[0].get("collective", "alltoall")
+        work = f", workload {rows[0]['workload']}" if rows[0].get("workload") else ""
+        native = "MPI_Alltoallv" if coll == "alltoallv" else "MPI_Alltoall"
+        print(f"\n{coll}, P = {rows[0]['procs']}{work} ({path}): median time / {native} median time\n")
         print("| algorithm | " + " | ".join(str(s) for s in sizes) + " |")
         print("|---|" + "---|" * len(sizes))
         for n in names:
@@ -25,6 +29,14 @@ def main():
             r, n = min(cand)
             best.append(f"{n} {r:.2f}")
         print("| **best a2a** | " + " | ".join(best) + " |")
+        for family in ("tuna:radix=", "tra:radix="):
+            radix_rows = [n for n in names if n.startswith(family) and not n.endswith("auto")]
+            if len(radix_rows) > 1:
+                cells = []
+                for s in sizes:
+                    r, n = min((ratio[(n, s)], n) for n in radix_rows)
+                    cells.append(f"{n.split('=')[1]} ({r:.2f})")
+                print(f"| **best {family[:-7]} radix** | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":

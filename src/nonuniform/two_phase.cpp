@@ -79,6 +79,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
         if (got != c.recv_bytes(from) && err == MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
         std::memcpy(c.recv_block(from), in + off, std::min(got, c.recv_bytes(from)));
       } else {
+        if (index(i) < 0 || index(i) >= capacity) return MPI_ERR_INTERN;  // a store map that overflows T
         std::memcpy(stored(i), in + off, got);
         held[i] = static_cast<long long>(got);
       }

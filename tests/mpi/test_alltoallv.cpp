@@ -74,7 +74,8 @@ struct TypePair {
 std::vector<TypePair> type_pairs() {
   return {{&int_layout(), 1, &int_layout(), 1},
           {&strided_layout(), 1, &pair_layout(), 1},
-          {&int_layout(), 2, &strided_layout(), 1}};
+          {&int_layout(), 2, &strided_layout(), 1},
+          {&padded_layout(), 1, &padded_layout(), 1}};
 }
 
 int* at(Buffer& b, const Side& s, int block, long long j) {
