@@ -2,6 +2,8 @@
 // permuted displacements with gaps, zero counts, different send and receive
 // datatypes, MPI_IN_PLACE, sub-communicators, skew, exact K/D/metadata and
 // scratch, untouched gaps and unmodified inputs.
+#include <sys/mman.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <numeric>
@@ -237,4 +239,47 @@ TEST(Alltoallv, SkewedRankAndScratchBound) {
       EXPECT_STREQ(st.algorithm, spec.c_str());
     }
   }
+}
+
+// Displacements times extent beyond 2 GiB: a 4-byte element with a 1 MiB
+// extent, so the offsets need 64 bits while only a page per int is touched.
+TEST(Alltoallv, OffsetsBeyondTwoGiB) {
+  const int P = size_of(MPI_COMM_WORLD);
+  if (P > 4) GTEST_SKIP() << "virtual address budget: run at P <= 4";
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const MPI_Aint extent = 1 << 20;
+  const int per = static_cast<int>((1LL << 31) / (P * extent) + 8);
+  MPI_Datatype spread;
+  MPI_Type_create_resized(MPI_INT, 0, extent, &spread);
+  MPI_Type_commit(&spread);
+  std::vector<int> displs(P);
+  for (int i = 0; i < P; ++i) displs[i] = (P - 1 - i) * per;  // reversed order
+  const size_t span = static_cast<size_t>(P) * per * extent;
+  ASSERT_GT(span, size_t{1} << 31);
+  auto map = [span] {
+    return static_cast<char*>(mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
+  };
+  char* sbuf = map();
+  char* rbuf = map();
+  ASSERT_NE(sbuf, MAP_FAILED);
+  ASSERT_NE(rbuf, MAP_FAILED);
+  // count(s, d) = per - (s+d)%2: not all equal, and both sides agree.
+  std::vector<int> sc(P), rc(P);
+  for (int i = 0; i < P; ++i) sc[i] = rc[i] = per - (rank + i) % 2;
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) *reinterpret_cast<int*>(sbuf + (static_cast<size_t>(displs[d]) + j) * extent) = encode(rank, d, j);
+  for (const char* spec : {"spread-out", "padded-bruck", "two-phase-bruck", "tuna:radix=2", "native"}) {
+    ASSERT_EQ(A2A_Alltoallv(sbuf, sc.data(), displs.data(), spread, rbuf, rc.data(), displs.data(), spread,
+                            MPI_COMM_WORLD, spec),
+              MPI_SUCCESS) << spec;
+    long long wrong = 0;
+    for (int s = 0; s < P; ++s)
+      for (int j = 0; j < rc[s]; ++j)
+        wrong += *reinterpret_cast<int*>(rbuf + (static_cast<size_t>(displs[s]) + j) * extent) != encode(s, rank, j);
+    EXPECT_EQ(wrong, 0) << spec;
+  }
+  munmap(sbuf, span);
+  munmap(rbuf, span);
+  MPI_Type_free(&spread);
 }

@@ -100,7 +100,7 @@ TEST(Errors, NullBufferWithData) {
   expect_still_works();
 }
 
-TEST(Errors, AlltoallvRejectsUniformOnlyAlgorithms) {
+TEST(Errors, AlltoallvRejectsAlltoallOnlyAlgorithms) {
   Call c;
   std::vector<int> counts(c.P, 1), displs(c.P);
   for (int i = 0; i < c.P; ++i) displs[i] = i;
@@ -138,4 +138,26 @@ TEST(Errors, LocalModeAgreesOnConsistentErrors) {
   expect_everywhere(c.run("tra", 4, 3), MPI_ERR_TYPE, "mismatched signature, local mode");
   expect_still_works();
   a2a::set_error_check(a2a::ErrorCheck::agree);
+}
+
+TEST(Errors, AlltoallvArguments) {
+  Call c;
+  std::vector<int> counts(c.P, 1), displs(c.P), bad(c.P, 1);
+  for (int i = 0; i < c.P; ++i) displs[i] = i;
+  bad[c.rank] = 2;  // the block to itself: 2 ints sent, 1 received
+  expect_everywhere(A2A_Alltoallv(c.s.data(), bad.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  displs.data(), MPI_INT, MPI_COMM_WORLD, "tuna"),
+                    MPI_ERR_TRUNCATE, "self block sizes differ");
+  std::vector<int> negative = counts;
+  if (c.rank == 0) negative[0] = -1;  // on one rank only
+  expect_everywhere(A2A_Alltoallv(c.s.data(), negative.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  displs.data(), MPI_INT, MPI_COMM_WORLD, "padded-bruck"),
+                    MPI_ERR_COUNT, "negative count on rank 0");
+  expect_everywhere(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  displs.data(), MPI_INT, MPI_COMM_WORLD, "tuna:radix=1"),
+                    MPI_ERR_ARG, "tuna radix 1");
+  expect_everywhere(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                  nullptr, MPI_INT, MPI_COMM_WORLD, "linear"),
+                    MPI_ERR_ARG, "null displacements");
+  expect_still_works();
 }

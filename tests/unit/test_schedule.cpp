@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <random>
 #include <utility>
 #include <vector>
 
@@ -184,7 +185,10 @@ void simulate_two_phase(int P, int r, bool tight) {
   const Store store = tight ? Store{std::max(0LL, P - (K + 1)), [r](int i) { return s::tuna_temp_index(i, r); }}
                             : Store{P, [](int i) { return static_cast<long long>(i); }};
   const auto hops = s::remaining_hops(P, steps);
-  auto size_of = [P](int src, int dst) { return static_cast<long long>((src * 7 + dst * 13 + P) % 5); };  // 0..4
+  std::mt19937 rng(static_cast<unsigned>(P * 131 + r));
+  std::vector<long long> sizes(static_cast<size_t>(P) * P);
+  for (auto& z : sizes) z = std::uniform_int_distribution<int>(0, 4)(rng);  // zeros included
+  auto size_of = [&](int src, int dst) { return sizes[static_cast<size_t>(src) * P + dst]; };
   struct Held { int src = -1, dst = -1; long long size = -1; };
   // Per rank: slot contents (mirrored orientation), store places, receive side.
   std::vector<std::vector<Held>> slot(P, std::vector<Held>(P));
