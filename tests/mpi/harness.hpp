@@ -86,13 +86,14 @@ inline void fill_send(Buffer& buf, long long block_elems, int rank, int P) {
 }
 
 // Counts wrong data ints and touched gap bytes; prints the first few.
-inline long long check_recv(Buffer& buf, long long block_elems, int rank, int P, const std::string& what) {
+// ints(s): how many ints arrive from s; at(s, j): where the j-th one sits.
+template <class Ints, class At>
+long long check_blocks(Buffer& buf, int rank, int P, Ints ints, At at, const std::string& what) {
   std::vector<char> is_data(buf.bytes.size(), 0);
-  const long long n = block_elems * buf.layout->ints();
   long long wrong = 0;
   for (int s = 0; s < P; ++s)
-    for (long long j = 0; j < n; ++j) {
-      int* p = buf.at(block_elems, s, j);
+    for (long long j = 0; j < ints(s); ++j) {
+      int* p = at(s, j);
       std::memset(&is_data[reinterpret_cast<unsigned char*>(p) - buf.bytes.data()], 1, sizeof(int));
       if (*p != encode(s, rank, j) && wrong++ < 3)
         ADD_FAILURE() << what << ": rank " << rank << " got " << std::hex << *p << std::dec << " for (src " << s
@@ -102,6 +103,21 @@ inline long long check_recv(Buffer& buf, long long block_elems, int rank, int P,
     if (!is_data[b] && buf.bytes[b] != Buffer::kUntouched && wrong++ < 3)
       ADD_FAILURE() << what << ": rank " << rank << " wrote gap byte " << b;
   return wrong;
+}
+
+// The same for equal blocks of `block_elems` elements laid out back to back.
+inline long long check_recv(Buffer& buf, long long block_elems, int rank, int P, const std::string& what) {
+  return check_blocks(
+      buf, rank, P, [&](int) { return block_elems * buf.layout->ints(); },
+      [&](int s, long long j) { return buf.at(block_elems, s, j); }, what);
+}
+
+// Radices to test: every one from 2 to P+1 for small P, a spread above.
+inline std::vector<int> radices_for(int P) {
+  if (P > 9) return {2, 3, 4, 5, P / 2, P - 1, P, P + 3};
+  std::vector<int> r;
+  for (int x = 2; x <= P + 1; ++x) r.push_back(x);
+  return r;
 }
 
 // K and D the specs must report, from the closed forms (independent of the

@@ -26,13 +26,7 @@ int size_of(MPI_Comm comm) {
 std::vector<std::string> specs_for(int P) {
   std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=3",
                                 "pairwise", "padded-bruck", "padded-alltoall", "two-phase-bruck", "tuna:radix=auto"};
-  std::vector<int> radices;
-  if (P <= 9) {
-    for (int r = 2; r <= P + 1; ++r) radices.push_back(r);
-  } else {
-    radices = {2, 3, 4, 5, P / 2, P - 1, P, P + 3};
-  }
-  for (int r : radices) s.push_back("tuna:radix=" + std::to_string(r));
+  for (int r : radices_for(P)) s.push_back("tuna:radix=" + std::to_string(r));
   return s;
 }
 
@@ -115,20 +109,9 @@ void run_case(MPI_Comm comm, const std::string& spec, const TypePair& tp, const 
                                 tp.send->type, recv.data(), rs.counts.data(), rs.displs.data(), tp.recv->type, comm,
                                 spec.c_str());
   EXPECT_EQ(err, MPI_SUCCESS) << what << ": " << a2a::last_error_message();
-  // Data, then every byte outside the receive blocks.
-  std::vector<char> is_data(recv.bytes.size(), 0);
-  long long wrong = 0;
-  for (int s = 0; s < P; ++s)
-    for (long long j = 0; j < static_cast<long long>(rc[s]) * tp.recv->ints(); ++j) {
-      int* p = at(recv, rs, s, j);
-      std::memset(&is_data[reinterpret_cast<unsigned char*>(p) - recv.bytes.data()], 1, sizeof(int));
-      if (*p != encode(s, rank, j) && wrong++ < 3)
-        ADD_FAILURE() << what << ": rank " << rank << " got " << std::hex << *p << std::dec << " for (src " << s
-                      << ", dst " << rank << ", index " << j << ")";
-    }
-  for (size_t b = 0; b < recv.bytes.size(); ++b)
-    if (!is_data[b] && recv.bytes[b] != Buffer::kUntouched && wrong++ < 3)
-      ADD_FAILURE() << what << ": rank " << rank << " wrote gap byte " << b;
+  check_blocks(
+      recv, rank, P, [&](int s) { return static_cast<long long>(rc[s]) * tp.recv->ints(); },
+      [&](int s, long long j) { return at(recv, rs, s, j); }, what);
   EXPECT_TRUE(send.bytes == send_before) << what << ": send buffer modified";
   EXPECT_TRUE(ss.counts == ss_before.counts && ss.displs == ss_before.displs && rs.counts == rs_before.counts &&
               rs.displs == rs_before.displs)

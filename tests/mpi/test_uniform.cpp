@@ -22,13 +22,7 @@ std::vector<std::string> specs_for(int P) {
                                 "pairwise", "bruck-basic", "bruck-basic:dt=1", "bruck-modified",
                                 "bruck-modified:dt=1", "bruck-zero-copy", "bruck-zero-copy:dt=1",
                                 "bruck-zero-rotation", "tra:radix=auto"};
-  std::vector<int> radices;
-  if (P <= 9) {
-    for (int r = 2; r <= P + 1; ++r) radices.push_back(r);
-  } else {
-    radices = {2, 3, 4, 5, P / 2, P - 1, P, P + 3};
-  }
-  for (int r : radices) s.push_back("tra:radix=" + std::to_string(r));
+  for (int r : radices_for(P)) s.push_back("tra:radix=" + std::to_string(r));
   return s;
 }
 
