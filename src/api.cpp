@@ -256,6 +256,9 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
     return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
   }
 
+  static char nothing = 0;  // stands in for a null buffer of a rank with no data
+  if (!sendbuf) sendbuf = &nothing;
+  if (!recvbuf) recvbuf = &nothing;
   auto& soff = ctx->soff;
   auto& roff = ctx->roff;
   soff.resize(P);

@@ -62,7 +62,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
     for (size_t j = 0; j < n; ++j) {
       const int i = s.slots[j];
       const char* from = held[i] >= 0 ? stored(i) : c.send_block(mod(static_cast<long long>(p) - i, P));
-      std::memcpy(out + sent, from, static_cast<size_t>(sizes_out[j]));
+      copy_bytes(out + sent, from, static_cast<size_t>(sizes_out[j]));
       sent += static_cast<size_t>(sizes_out[j]);
     }
     Requests data(4);
@@ -77,10 +77,10 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
       if (hops[k][j] == 1) {  // last hop: straight into the receive buffer
         const int from = mod(static_cast<long long>(p) + i, P);
         if (got != c.recv_bytes(from) && err == MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
-        std::memcpy(c.recv_block(from), in + off, std::min(got, c.recv_bytes(from)));
+        copy_bytes(c.recv_block(from), in + off, std::min(got, c.recv_bytes(from)));
       } else {
         if (index(i) < 0 || index(i) >= capacity) return MPI_ERR_INTERN;  // a store map that overflows T
-        std::memcpy(stored(i), in + off, got);
+        copy_bytes(stored(i), in + off, got);
         held[i] = static_cast<long long>(got);
       }
       off += got;

@@ -15,6 +15,11 @@
 
 namespace a2a::detail {
 
+// memcpy, but a zero-byte copy may name buffers that were never allocated.
+inline void copy_bytes(void* to, const void* from, size_t bytes) {
+  if (bytes > 0) std::memcpy(to, from, bytes);
+}
+
 struct Params {
   int radix = 2;   // tra, resolved against P ("auto" -> ceil(sqrt(P)), clamped to P)
   int block = 32;  // scattered batch size
@@ -63,7 +68,7 @@ struct VarCall {
   char* recv_block(int i) const { return recv + roff[i]; }
   size_t send_bytes(int i) const { return static_cast<size_t>(sbytes[i]); }
   size_t recv_bytes(int i) const { return static_cast<size_t>(rbytes[i]); }
-  void copy_self() const { std::memmove(recv_block(rank()), send_block(rank()), send_bytes(rank())); }
+  void copy_self() const { copy_bytes(recv_block(rank()), send_block(rank()), send_bytes(rank())); }
   void count_round(size_t blocks) const {
     ++stats.rounds;
     stats.blocks_sent += static_cast<long long>(blocks);
