@@ -94,10 +94,17 @@ int start(MPI_Comm comm, CommContext*& ctx) {
   return rc;
 }
 
+// Points the call's stats at the communicator's layout.
+void track_nodes(const CommContext& ctx, Stats& st) {
+  st.node_of = ctx.topology.node_of.data();
+  st.my_node = ctx.topology.node_of[ctx.rank];
+}
+
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, Stats& st, std::string& msg) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
+  track_nodes(*ctx, st);
   const int P = ctx->size;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place) {
@@ -139,7 +146,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   if (bs == 0) return MPI_SUCCESS;
 
   if (!res.info->uniform) {  // native
-    st.rounds = st.messages = -1;  // the MPI library's schedule is not visible
+    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;  // the library's schedule is hidden
     st.blocks_sent = P - 1;
     st.bytes_sent = (P - 1) * bs;
     return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ctx->comm);
@@ -196,6 +203,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
               const char* algorithm, Stats& st, std::string& msg) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
+  track_nodes(*ctx, st);
   const int P = ctx->size, me = ctx->rank;
   const bool in_place = sendbuf == MPI_IN_PLACE;
   if (in_place) {  // the send data is the receive buffer's, described by the receive arguments
@@ -250,7 +258,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   name_algorithm(st, choice->res.canonical);
 
   if (!info->varying) {  // native
-    st.rounds = st.messages = -1;
+    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     for (int i = 0; i < P; ++i)
       if (i != me) st.bytes_sent += sbytes[i];
     return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
@@ -301,6 +309,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
     const AlgorithmInfo* fallback = find_algorithm(Collective::alltoallv, info->fallback);
     const long long meta = st.meta_bytes_sent, temp = st.temp_bytes;
     st = Stats{};
+    track_nodes(*ctx, st);
     name_algorithm(st, fallback->name);
     st.meta_bytes_sent = meta;
     st.temp_bytes = temp;
@@ -360,6 +369,8 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   stats->bytes_sent = s.bytes_sent;
   stats->meta_bytes_sent = s.meta_bytes_sent;
   stats->temp_bytes = s.temp_bytes;
+  stats->inter_node_messages = s.inter_node_messages;
+  stats->inter_node_bytes = s.inter_node_bytes;
   return MPI_SUCCESS;
 }
 
@@ -372,4 +383,10 @@ void a2a::set_error_check(ErrorCheck mode) { a2a::detail::agree_flag() = mode ==
 
 a2a::ErrorCheck a2a::error_check() {
   return a2a::detail::agree_on_errors() ? ErrorCheck::agree : ErrorCheck::local;
+}
+
+std::string a2a::layout(MPI_Comm comm) {
+  a2a::detail::CommContext* ctx = nullptr;
+  if (a2a::detail::get_context(comm, ctx) != MPI_SUCCESS) return "unknown";
+  return ctx->topology.describe();
 }

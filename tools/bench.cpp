@@ -176,6 +176,10 @@ int run_bench(const std::vector<std::string>& raw) {
                 "# native = MPI_%s called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
                 collective.c_str(), P, iters, warmup, v ? "Alltoallv" : "Alltoall", check.c_str());
     if (v) std::printf("# workload %s; bytes = its size knob\n", workload_text.c_str());
+  }
+  const std::string nodes = a2a::layout(MPI_COMM_WORLD);  // collective on first use
+  if (rank == 0) {
+    std::printf("# layout: %s\n", nodes.c_str());
     std::printf("%10s  %-34s %11s %11s %11s %9s %6s\n", "bytes", "algorithm", "median_us", "min_us", "max_us",
                 "vs_native", "wrong");
   }

@@ -22,7 +22,9 @@ typedef struct A2A_Stats {
   long long bytes_sent;     /* payload bytes this rank sent, metadata excluded */
   long long meta_bytes_sent;/* metadata bytes sent (two-phase style algorithms) */
   long long temp_bytes;     /* peak scratch bytes this call used */
-} A2A_Stats;
+  long long inter_node_messages; /* data messages this rank sent to other nodes */
+  long long inter_node_bytes;    /* payload bytes this rank sent to other nodes */
+} A2A_Stats;                /* counts the MPI library hides (native) are -1 */
 
 int A2A_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                  void *recvbuf, int recvcount, MPI_Datatype recvtype,

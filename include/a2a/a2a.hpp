@@ -17,6 +17,10 @@ enum class ErrorCheck { agree, local };
 void set_error_check(ErrorCheck mode);
 ErrorCheck error_check();
 
+// The node layout a2a uses for `comm`, e.g. "3 nodes (A2A_NODE_SIZES): sizes
+// 1,2,3" (collective on a communicator's first use, like every a2a call).
+std::string layout(MPI_Comm comm);
+
 // Why this rank's last call failed, e.g. "a2a: unknown parameter 'radx' for
 // tra; expected radix"; empty after a successful call.
 std::string last_error_message();

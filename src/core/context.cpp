@@ -1,5 +1,6 @@
 #include "core/context.hpp"
 
+#include <cstdio>
 #include <cstdlib>
 
 namespace a2a::detail {
@@ -77,6 +78,38 @@ const std::vector<schedule::Step>& CommContext::linear_steps() {
 namespace {
 int keyval = MPI_KEYVAL_INVALID;
 
+// The layout from the environment overrides (they describe world ranks) or
+// from shared memory, as one key per rank: the node id, or the lowest world
+// rank sharing memory with it.
+int detect_topology(CommContext& ctx) {
+  int world_size = 1, world_rank = 0;
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  std::vector<long long> ids;
+  std::string source, error;
+  long long key = 0;
+  const bool overridden = node_ids_from_env(world_size, ids, source, error);
+  if (overridden && error.empty()) {
+    key = ids[world_rank];
+  } else {
+    MPI_Comm shm;
+    int rc = MPI_Comm_split_type(ctx.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    if (rc != MPI_SUCCESS) return rc;
+    int leader = world_rank;
+    rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
+    MPI_Comm_free(&shm);
+    if (rc != MPI_SUCCESS) return rc;
+    key = leader;
+    source = "shared memory";
+  }
+  std::vector<long long> keys(ctx.size);
+  const int rc = MPI_Allgather(&key, 1, MPI_LONG_LONG, keys.data(), 1, MPI_LONG_LONG, ctx.comm);
+  if (rc != MPI_SUCCESS) return rc;
+  ctx.topology = group_by_key(keys, source);
+  ctx.topology.error = error;
+  return MPI_SUCCESS;
+}
+
 int delete_context(MPI_Comm, int, void* value, void*) {
   delete static_cast<CommContext*>(value);
   return MPI_SUCCESS;
@@ -102,6 +135,14 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   MPI_Comm_set_errhandler(fresh->comm, MPI_ERRORS_RETURN);
   MPI_Comm_rank(fresh->comm, &fresh->rank);
   MPI_Comm_size(fresh->comm, &fresh->size);
+  rc = detect_topology(*fresh);
+  if (rc != MPI_SUCCESS) return rc;
+  static const bool verbose = [] {
+    const char* v = std::getenv("A2A_VERBOSE");
+    return v && *v && std::string(v) != "0";
+  }();
+  if (verbose && fresh->rank == 0)  // opt-in diagnostics on stderr
+    std::fprintf(stderr, "a2a: communicator of %d ranks, %s\n", fresh->size, fresh->topology.describe().c_str());
   rc = MPI_Comm_set_attr(user, keyval, fresh.get());
   if (rc != MPI_SUCCESS) return rc;
   ctx = fresh.release();

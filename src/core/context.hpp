@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "hier/topology.hpp"
 #include "schedule/schedule.hpp"
 
 namespace a2a::detail {
@@ -17,6 +18,16 @@ namespace a2a::detail {
 struct Stats {
   char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
+  long long inter_node_messages = 0, inter_node_bytes = 0;
+  const int* node_of = nullptr;  // the communicator's layout, to tell inter-node messages
+  int my_node = 0;
+  void count_message(int dst, size_t bytes) {
+    ++messages;
+    if (node_of && node_of[dst] != my_node) {
+      ++inter_node_messages;
+      inter_node_bytes += static_cast<long long>(bytes);
+    }
+  }
 };
 
 // Scratch regions, each grown to the largest request seen and then reused
@@ -52,6 +63,7 @@ class TypeCache {
 struct CommContext {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
   int rank = 0, size = 1;
+  Topology topology;              // which ranks share a node
   Scratch scratch;
   TypeCache types;
   ~CommContext();

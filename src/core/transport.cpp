@@ -25,12 +25,12 @@ void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
   }
 }
 
-void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, long long* messages) {
+void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     reqs_.emplace_back();
     note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, &reqs_.back()));
-    if (messages) ++*messages;
+    if (stats) stats->count_message(dst, piece);
     p += piece;
     bytes -= piece;
   }
@@ -38,7 +38,7 @@ void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, l
 
 void Requests::send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
   stats.bytes_sent += static_cast<long long>(bytes);
-  post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats.messages);
+  post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats);
 }
 
 void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
@@ -55,7 +55,7 @@ void Requests::send_typed(const void* buf, MPI_Datatype type, size_t payload, in
                           Stats& stats) {
   reqs_.emplace_back();
   note(MPI_Isend(buf, 1, type, dst, kDataTag, comm, &reqs_.back()));
-  ++stats.messages;
+  stats.count_message(dst, payload);
   stats.bytes_sent += static_cast<long long>(payload);
 }
 

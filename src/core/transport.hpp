@@ -31,7 +31,7 @@ class Requests {
   int wait_all();  // first MPI error seen, or MPI_SUCCESS
 
  private:
-  void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, long long* messages);
+  void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats);
   std::vector<MPI_Request> reqs_;
   int err_ = MPI_SUCCESS;
   void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }

@@ -12,7 +12,7 @@ namespace a2a::detail {
 int padded_alltoall(const VarCall& c, const Params&) {
   Padded padded;
   if (const int rc = pad(c, padded)) return rc;
-  c.stats.rounds = c.stats.messages = -1;
+  c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = -1;
   if (padded.M == 0) return MPI_SUCCESS;
   MPI_Datatype block;
   int rc = make_bytes_type(padded.M, &block);

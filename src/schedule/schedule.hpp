@@ -42,6 +42,16 @@ long long count_blocks(const std::vector<Step>& steps);
 // (zero-copy Bruck alternates buffers by the parity of this number).
 std::vector<std::vector<int>> remaining_hops(int P, const std::vector<Step>& steps);
 
+// The 1-factor algorithm (Traff, "Efficient all-to-all communication on
+// clusters of SMP nodes", section 2): in round i, 0 <= i < P, rank u pairs
+// with (i - u) mod P; every round is a perfect matching of the complete graph
+// with self-loops, and over the P rounds every pair meets exactly once (each
+// rank meets itself once: its local copy).  Works for every P.
+inline int factor_partner(int u, int i, int P) {
+  const int v = (i - u) % P;
+  return v < 0 ? v + P : v;
+}
+
 // TuNA's tight temporary store (Fan et al., TuNA, section III-C): a slot
 // whose index has two or more non-zero base-r digits is forwarded, so it
 // waits in T between hops; the K "direct" slots z*r^x and slot 0 never do.

@@ -25,6 +25,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
+      {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
+       factor},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
@@ -39,6 +41,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, padded_alltoall, "spread-out"},
       {"two-phase-bruck", Collective::alltoallv, "radix-2 Bruck, block sizes then blocks each round, P-block store",
        {}, nullptr, two_phase_bruck},
+      {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
+       nullptr, factor},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, nullptr, tuna},
   };

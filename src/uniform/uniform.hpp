@@ -90,6 +90,7 @@ int bruck_modified(const UniformCall&, const Params&);
 int bruck_zero_copy(const UniformCall&, const Params&);
 int bruck_zero_rotation(const UniformCall&, const Params&);
 int tra(const UniformCall&, const Params&);
+int factor(const UniformCall&, const Params&);
 
 int linear(const VarCall&, const Params&);
 int spread_out(const VarCall&, const Params&);
@@ -99,5 +100,6 @@ int padded_bruck(const VarCall&, const Params&);
 int padded_alltoall(const VarCall&, const Params&);
 int two_phase_bruck(const VarCall&, const Params&);
 int tuna(const VarCall&, const Params&);
+int factor(const VarCall&, const Params&);
 
 }  // namespace a2a::detail

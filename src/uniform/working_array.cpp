@@ -46,7 +46,7 @@ int run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std:
     if (dt) {
       const int rc = MPI_Sendrecv_replace(W, 1, (*types)[k], dst, kDataTag, src, kDataTag, c.comm(), MPI_STATUS_IGNORE);
       if (rc != MPI_SUCCESS) return rc;
-      ++c.stats.messages;
+      c.stats.count_message(dst, bytes);
       c.stats.bytes_sent += static_cast<long long>(bytes);
     } else {
       size_t off = 0;

@@ -268,3 +268,16 @@ TEST(TwoPhase, TunaStoreMapIsDenseAndOneToOne) {
   EXPECT_EQ(s::tuna_temp_index(3, 2), 0);
   EXPECT_EQ(s::tuna_temp_index(5, 2), 1);
 }
+
+TEST(Factor, EveryRoundIsAMatchingAndEveryPairMeetsOnce) {
+  for (int P = 1; P <= 64; ++P) {
+    std::vector<int> met(static_cast<size_t>(P) * P, 0);
+    for (int i = 0; i < P; ++i)
+      for (int u = 0; u < P; ++u) {
+        const int v = s::factor_partner(u, i, P);
+        ASSERT_EQ(s::factor_partner(v, i, P), u) << "P=" << P << " round " << i;
+        ++met[static_cast<size_t>(u) * P + v];
+      }
+    for (int n : met) ASSERT_EQ(n, 1) << "P=" << P;  // self once, every other rank once
+  }
+}

@@ -1,0 +1,46 @@
+// The 1-factor algorithm for any P (Traff, "Efficient all-to-all
+// communication on clusters of SMP nodes", ../shared/papers/
+// traff-hierarchical-factor-alltoall.txt, section 2): round i pairs rank u
+// with (i - u) mod P, the self-loop round is the local copy, and in each pair
+// the lower rank sends first, so every rank talks to one peer at a time (the
+// single-ported model).  K = D = P-1, cost (P-1)*(2*alpha + n*beta) with the
+// two directions serialised.  For alltoall and alltoallv (empty blocks are
+// not sent).  No scratch, no knobs.  It is what `clustered` reduces to with
+// one rank per node.
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+namespace {
+
+template <class Call>
+int run(const Call& c, const Params&) {
+  const int P = c.P(), u = c.rank();
+  for (int i = 0; i < P; ++i) {
+    const int v = schedule::factor_partner(u, i, P);
+    if (v == u) {
+      c.copy_self();
+      continue;
+    }
+    Requests first(2), second(2);
+    if (u < v) {
+      first.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
+      second.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
+    } else {
+      first.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
+      second.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
+    }
+    if (const int rc = first.wait_all()) return rc;
+    if (const int rc = second.wait_all()) return rc;
+    c.count_round(1);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+
+int factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
+int factor(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+}  // namespace a2a::detail
