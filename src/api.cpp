@@ -81,6 +81,23 @@ int failed(int err, std::string& msg) {
   return err;
 }
 
+// Points the call's stats at the communicator's layout.
+void track_nodes(const CommContext& ctx, Stats& st) {
+  st.node_of = ctx.topology.node_of.data();
+  st.my_node = ctx.topology.node_of[ctx.rank];
+}
+
+// Stats for the fallback algorithm: counts start over, what the first one
+// already spent (metadata, scratch) stays.
+void restart_stats(const CommContext& ctx, Stats& st, const std::string& name) {
+  const long long meta = st.meta_bytes_sent, temp = st.temp_bytes;
+  st = Stats{};
+  track_nodes(ctx, st);
+  name_algorithm(st, name);
+  st.meta_bytes_sent = meta;
+  st.temp_bytes = temp;
+}
+
 int start(MPI_Comm comm, CommContext*& ctx) {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
@@ -92,12 +109,6 @@ int start(MPI_Comm comm, CommContext*& ctx) {
   const int rc = get_context(comm, ctx);
   if (rc == MPI_SUCCESS) ctx->scratch.begin_call();
   return rc;
-}
-
-// Points the call's stats at the communicator's layout.
-void track_nodes(const CommContext& ctx, Stats& st) {
-  st.node_of = ctx.topology.node_of.data();
-  st.my_node = ctx.topology.node_of[ctx.rank];
 }
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -173,7 +184,15 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   char* recv = recv_direct ? static_cast<char*>(recvbuf) + rti.true_lb
                            : ctx->scratch.get(Scratch::kPackedRecv, P * nbytes, st);
   const UniformCall call{send, sstride, recv, recv_direct ? dst_step : static_cast<MPI_Aint>(bs), nbytes, *ctx, st};
-  if (const int rc = res.info->uniform(call, res.params)) return rc;
+  int rc = res.info->uniform(call, res.params);
+  if (rc == kFallback) {  // decided from values every rank shares, so all fall back alike
+    Resolved fallback;
+    std::string ignored;
+    resolve(Collective::alltoall, res.info->fallback, P, bs, fallback, ignored);
+    restart_stats(*ctx, st, fallback.canonical);
+    rc = fallback.info->uniform(call, fallback.params);
+  }
+  if (rc != MPI_SUCCESS) return rc;
   if (!recv_direct)
     for (int i = 0; i < P; ++i)
       if (const int rc = unpack(recv + i * nbytes, recvcount, recvtype, rti, static_cast<char*>(recvbuf) + i * dst_step,
@@ -306,14 +325,11 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   VarCall call{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *ctx, st, global_max};
   int rc = info->varying(call, choice->res.params);
   if (rc == kFallback) {  // decided from global values, so every rank falls back alike
-    const AlgorithmInfo* fallback = find_algorithm(Collective::alltoallv, info->fallback);
-    const long long meta = st.meta_bytes_sent, temp = st.temp_bytes;
-    st = Stats{};
-    track_nodes(*ctx, st);
-    name_algorithm(st, fallback->name);
-    st.meta_bytes_sent = meta;
-    st.temp_bytes = temp;
-    rc = fallback->varying(call, Params{});
+    Resolved fallback;
+    std::string ignored;
+    resolve(Collective::alltoallv, info->fallback, P, -1, fallback, ignored);
+    restart_stats(*ctx, st, fallback.canonical);
+    rc = fallback.info->varying(call, fallback.params);
   }
   if (rc != MPI_SUCCESS) return rc;
   if (!recv_direct)

@@ -1,5 +1,6 @@
 #include "core/context.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -73,6 +74,33 @@ const std::vector<schedule::Step>& CommContext::tra_steps(int radix) {
 const std::vector<schedule::Step>& CommContext::linear_steps() {
   if (linear_.empty() && size > 1) linear_ = schedule::linear_steps(size);
   return linear_;
+}
+
+int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
+  if (!node_ctx_) {
+    const int node = topology.node_of[rank];
+    const auto& mine = topology.ranks[node];
+    const int local = static_cast<int>(std::find(mine.begin(), mine.end(), rank) - mine.begin());
+    auto make = [](MPI_Comm parent, int color, int key, int nodes_in_it, std::unique_ptr<CommContext>& out) {
+      auto c = std::make_unique<CommContext>();
+      const int rc = MPI_Comm_split(parent, color, key, &c->comm);
+      if (rc != MPI_SUCCESS) return rc;
+      MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
+      MPI_Comm_rank(c->comm, &c->rank);
+      MPI_Comm_size(c->comm, &c->size);
+      // Inside a node every peer is local; across ports every peer is remote.
+      std::vector<long long> keys(c->size);
+      for (int r = 0; r < c->size; ++r) keys[r] = nodes_in_it == 1 ? 0 : r;
+      c->topology = group_by_key(keys, nodes_in_it == 1 ? "one node" : "one rank per node");
+      out = std::move(c);
+      return MPI_SUCCESS;
+    };
+    if (const int rc = make(comm, node, local, 1, node_ctx_)) return rc;
+    if (const int rc = make(comm, local, node, topology.nodes(), port_ctx_)) return rc;
+  }
+  node_ctx = node_ctx_.get();
+  port_ctx = port_ctx_.get();
+  return MPI_SUCCESS;
 }
 
 namespace {

@@ -72,6 +72,11 @@ struct CommContext {
   const std::vector<schedule::Step>& tra_steps(int radix);
   const std::vector<schedule::Step>& linear_steps();
 
+  // For node-aware algorithms with equal nodes: the ranks of this rank's node
+  // (node_ctx) and the ranks with the same local index on every node
+  // (port_ctx), split from the private communicator on first use.
+  int node_parts(CommContext*& node_ctx, CommContext*& port_ctx);
+
   // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
   std::vector<MPI_Aint> soff, roff;
   std::vector<long long> sbytes, rbytes;
@@ -79,6 +84,7 @@ struct CommContext {
  private:
   std::map<int, std::vector<schedule::Step>> tra_;
   std::vector<schedule::Step> linear_;
+  std::unique_ptr<CommContext> node_ctx_, port_ctx_;
 };
 
 // Largest scratch one call may ask for before an algorithm falls back to one

@@ -25,6 +25,9 @@ const std::vector<AlgorithmInfo>& algorithms() {
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
+      {"tra2", Collective::alltoall, "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
+       {{"radix-intra", "auto", "2..Q; auto = ceil(sqrt(Q))"}, {"radix-inter", "auto", "2..N; auto = N"}}, tra2,
+       nullptr, "tra"},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
@@ -142,6 +145,14 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
       v = std::max<long long>(2, std::min<long long>(v, P));
       out.params.radix = static_cast<int>(v);
       shown = std::to_string(v);
+    } else if (key == "radix-intra" || key == "radix-inter") {
+      // Resolved by the algorithm against the node layout (0 = auto).
+      if (value != "auto" && (!parse_int(value, v) || v < 2)) {
+        error = "a2a: " + key + " must be an integer >= 2 or auto, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      (key == "radix-intra" ? out.params.radix_intra : out.params.radix_inter) =
+          static_cast<int>(std::min<long long>(v, 1 << 30));
     } else if (key == "block") {
       if (!parse_int(value, v) || v < 1 || v > (1 << 30)) {
         error = "a2a: block must be a positive integer, got '" + value + "'";

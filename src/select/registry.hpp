@@ -23,7 +23,7 @@ struct AlgorithmInfo {
   std::vector<ParamInfo> params;
   UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
   VarFn varying = nullptr;      // alltoallv entry; nullptr for native
-  const char* fallback = nullptr;  // what runs when this cannot (kFallback)
+  const char* fallback = nullptr;  // spec that runs when this cannot (kFallback)
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

@@ -24,6 +24,7 @@ struct Params {
   int radix = 2;   // tra, resolved against P ("auto" -> ceil(sqrt(P)), clamped to P)
   int block = 32;  // scattered batch size
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
+  int radix_intra = 0, radix_inter = 0;  // tra2; 0 = auto, resolved against the layout
 };
 
 struct UniformCall {
@@ -91,6 +92,7 @@ int bruck_zero_copy(const UniformCall&, const Params&);
 int bruck_zero_rotation(const UniformCall&, const Params&);
 int tra(const UniformCall&, const Params&);
 int factor(const UniformCall&, const Params&);
+int tra2(const UniformCall&, const Params&);
 
 int linear(const VarCall&, const Params&);
 int spread_out(const VarCall&, const Params&);

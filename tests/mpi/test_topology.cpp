@@ -76,3 +76,61 @@ TEST(Topology, InterNodeCounts) {
   A2A_Last_stats(&st);
   EXPECT_EQ(st.inter_node_messages, -1);
 }
+
+namespace {
+long long ceil_sqrt(long long x) {
+  long long r = 1;
+  while (r * r < x) ++r;
+  return r;
+}
+}  // namespace
+
+// TRA2 under the layout of the environment: every radix pair, two datatype
+// pairs and in-place; data, gaps, K, D and inter-node messages exact.  With
+// unequal nodes it falls back to flat TRA and says so.
+TEST(Topology, Tra2EveryRadixPair) {
+  namespace s = a2a::detail::schedule;
+  using namespace a2a::test;
+  int rank;
+  const int P = world(&rank);
+  std::vector<int> node_of;
+  const auto sizes = node_sizes_from_env(P, node_of);
+  const int N = static_cast<int>(sizes.size()), Q = sizes[0];
+  const bool equal = std::all_of(sizes.begin(), sizes.end(), [Q](int q) { return q == Q; });
+  std::vector<std::pair<int, int>> radices = {{0, 0}};  // 0: auto
+  for (int r1 = 2; r1 <= Q + 1; ++r1)
+    for (int r2 = 2; r2 <= N + 1; ++r2) radices.emplace_back(r1, r2);
+  for (const auto& [r1, r2] : radices) {
+    const std::string spec = r1 ? "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2)
+                                : "tra2";
+    for (bool in_place : {false, true})
+      for (const Layout* recv_layout : {&int_layout(), &strided_layout()}) {
+        const std::string what = spec + (in_place ? " in-place " : " ") + recv_layout->name;
+        const int ints = 6, count = ints / recv_layout->ints();  // 6 ints per block either way
+        Buffer send(int_layout(), 1LL * ints * P), recv(*recv_layout, 1LL * count * P);
+        fill_send(send, ints, rank, P);
+        if (in_place) fill_send(recv, count, rank, P);
+        const auto before = send.bytes;
+        ASSERT_EQ(A2A_Alltoall(in_place ? MPI_IN_PLACE : send.data(), ints, MPI_INT, recv.data(), count,
+                               recv_layout->type, MPI_COMM_WORLD, spec.c_str()),
+                  MPI_SUCCESS)
+            << what;
+        check_recv(recv, count, rank, P, what);
+        EXPECT_TRUE(send.bytes == before) << what;
+        A2A_Stats st;
+        A2A_Last_stats(&st);
+        if (!equal) {
+          EXPECT_STREQ(st.algorithm, ("tra:radix=" + std::to_string(ceil_sqrt(P))).c_str()) << what;
+          continue;
+        }
+        const long long q1 = std::max(2, std::min(r1 ? r1 : static_cast<int>(ceil_sqrt(Q)), Q));
+        const long long q2 = std::max(2, std::min(r2 ? r2 : N, N));
+        EXPECT_EQ(std::string(st.algorithm),
+                  "tra2:radix-intra=" + std::to_string(q1) + ",radix-inter=" + std::to_string(q2)) << what;
+        EXPECT_EQ(st.rounds, s::tra_rounds_closed(Q, q1) + s::tra_rounds_closed(N, q2)) << what;
+        EXPECT_EQ(st.blocks_sent, N * s::tra_blocks_closed(Q, q1) + Q * s::tra_blocks_closed(N, q2)) << what;
+        EXPECT_EQ(st.inter_node_messages, s::tra_rounds_closed(N, q2)) << what;
+        EXPECT_EQ(st.inter_node_bytes, s::tra_blocks_closed(N, q2) * Q * ints * 4) << what;
+      }
+  }
+}

@@ -1,0 +1,85 @@
+// TRA2, the two-layer tunable-radix all-to-all (Fan et al., "Configurable
+// algorithms for all-to-all collectives", ../shared/papers/
+// tra-tunable-radix-alltoall.txt, section IV).  With N nodes of Q ranks,
+// rank (n, q) first runs TRA of radix r1 inside its node, sending to each
+// node-mate q' the N blocks bound for local index q' on every node; then
+// the ranks with the same local index q form one "port" per node (the
+// paper's Q-port model) and run TRA of radix r2 among the N nodes with
+// super-blocks of Q blocks.  Only the second phase leaves the node:
+// K = K_TRA(Q, r1) + K_TRA(N, r2) rounds, D = N*D_TRA(Q, r1) + Q*D_TRA(N, r2)
+// blocks, of which Q*D_TRA(N, r2) go to other nodes.  For P = 8, Q = 4,
+// r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
+// Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
+// paper's best: one round per peer node).  Needs nodes of equal size (any
+// placement); otherwise returns kFallback and flat TRA runs.  Scratch 2*P*n
+// bytes (pack/transpose and landing) plus the two TRA phases'.
+#include <cstdio>
+
+#include "nonuniform/padding.hpp"
+#include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+namespace {
+
+long long ceil_sqrt(long long x) {
+  long long r = 1;
+  while (r * r < x) ++r;
+  return r;
+}
+
+// One TRA phase on a sub-communicator, its stats folded into the call's:
+// rounds as they are, blocks scaled by the super-block size.
+int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, size_t block, int radix,
+          long long scale) {
+  Stats& st = c.stats;
+  const long long blocks_before = st.blocks_sent;
+  const int* node_of = st.node_of;
+  const int my_node = st.my_node;
+  st.node_of = sub.topology.node_of.data();
+  st.my_node = sub.topology.node_of[sub.rank];
+  sub.scratch.begin_call();
+  const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
+  Params prm;
+  prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
+  const int rc = tra(u, prm);
+  st.node_of = node_of;
+  st.my_node = my_node;
+  st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
+  return rc;
+}
+
+}  // namespace
+
+int tra2(const UniformCall& c, const Params& prm) {
+  const Topology& topo = c.ctx.topology;
+  const int N = topo.nodes();
+  const int Q = static_cast<int>(topo.ranks[0].size());
+  for (const auto& node : topo.ranks)
+    if (static_cast<int>(node.size()) != Q) return kFallback;  // the same on every rank
+  CommContext *node_ctx = nullptr, *port_ctx = nullptr;
+  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
+  const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(ceil_sqrt(Q));
+  const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d",
+                std::max(2, r1), std::max(2, r2));
+
+  const size_t bs = c.bs, P = static_cast<size_t>(c.P());
+  char* a = c.ctx.scratch.get(Scratch::kWork2, P * bs, c.stats);  // pack, later the transpose
+  char* b = c.ctx.scratch.get(Scratch::kWork3, P * bs, c.stats);  // landing of each phase
+  // Phase 1 send order: for node-mate q', the blocks for (m, q'), m = 0..N-1.
+  for (int qd = 0; qd < Q; ++qd)
+    for (int m = 0; m < N; ++m) std::memcpy(a + (static_cast<size_t>(qd) * N + m) * bs, c.send_block(topo.ranks[m][qd]), bs);
+  if (const int rc = phase(c, *node_ctx, a, b, N * bs, r1, N)) return rc;
+  // b[q''][m] came from node-mate q'' for (m, q): regroup by destination node.
+  for (int m = 0; m < N; ++m)
+    for (int qs = 0; qs < Q; ++qs) std::memcpy(a + (static_cast<size_t>(m) * Q + qs) * bs, b + (static_cast<size_t>(qs) * N + m) * bs, bs);
+  if (const int rc = phase(c, *port_ctx, a, b, Q * bs, r2, Q)) return rc;
+  // b[m'][q''] is now the block from (m', q'') to this rank.
+  for (int m = 0; m < N; ++m)
+    for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + (static_cast<size_t>(m) * Q + qs) * bs, bs);
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail
