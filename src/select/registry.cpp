@@ -44,6 +44,11 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, padded_alltoall, "spread-out"},
       {"two-phase-bruck", Collective::alltoallv, "radix-2 Bruck, block sizes then blocks each round, P-block store",
        {}, nullptr, two_phase_bruck},
+      {"tuna-hier", Collective::alltoallv, "TuNA inside each node, then the nodes exchange scattered",
+       {{"variant", "coalesced", "coalesced (one message per node) or staggered (one per block)"},
+        {"radix", "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))"},
+        {"block", "32", "inter-node requests in flight per batch"}},
+       nullptr, tuna_hier, "tuna"},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        nullptr, factor},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
@@ -136,7 +141,7 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
     long long v = 0;
     const std::string key = p.key;
     std::string shown = value;
-    if (key == "radix") {
+    if (key == "radix" && spec.name != "tuna-hier") {
       if (value == "auto") v = ceil_sqrt(P);
       else if (!parse_int(value, v) || v < 2) {
         error = "a2a: radix must be an integer >= 2 or auto, got '" + value + "'";
@@ -145,13 +150,19 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
       v = std::max<long long>(2, std::min<long long>(v, P));
       out.params.radix = static_cast<int>(v);
       shown = std::to_string(v);
-    } else if (key == "radix-intra" || key == "radix-inter") {
+    } else if (key == "variant") {
+      if (value != "coalesced" && value != "staggered") {
+        error = "a2a: variant must be coalesced or staggered, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      out.params.staggered = value == "staggered";
+    } else if (key == "radix-intra" || key == "radix-inter" || (key == "radix" && spec.name == "tuna-hier")) {
       // Resolved by the algorithm against the node layout (0 = auto).
       if (value != "auto" && (!parse_int(value, v) || v < 2)) {
         error = "a2a: " + key + " must be an integer >= 2 or auto, got '" + value + "'";
         return MPI_ERR_ARG;
       }
-      (key == "radix-intra" ? out.params.radix_intra : out.params.radix_inter) =
+      (key == "radix-inter" ? out.params.radix_inter : out.params.radix_intra) =
           static_cast<int>(std::min<long long>(v, 1 << 30));
     } else if (key == "block") {
       if (!parse_int(value, v) || v < 1 || v > (1 << 30)) {

@@ -24,7 +24,8 @@ struct Params {
   int radix = 2;   // tra, resolved against P ("auto" -> ceil(sqrt(P)), clamped to P)
   int block = 32;  // scattered batch size
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
-  int radix_intra = 0, radix_inter = 0;  // tra2; 0 = auto, resolved against the layout
+  int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
+  bool staggered = false;                // tuna-hier variant
 };
 
 struct UniformCall {
@@ -103,5 +104,6 @@ int padded_alltoall(const VarCall&, const Params&);
 int two_phase_bruck(const VarCall&, const Params&);
 int tuna(const VarCall&, const Params&);
 int factor(const VarCall&, const Params&);
+int tuna_hier(const VarCall&, const Params&);
 
 }  // namespace a2a::detail

@@ -134,3 +134,67 @@ TEST(Topology, Tra2EveryRadixPair) {
       }
   }
 }
+
+// Hierarchical TuNA under the layout of the environment: both variants,
+// every intra-node radix, two batch sizes, zero and non-zero block sizes;
+// data and gaps, K and inter-node messages exact; unequal nodes fall back to
+// flat TuNA.
+TEST(Topology, TunaHierEveryVariantAndRadix) {
+  namespace s = a2a::detail::schedule;
+  using a2a::test::encode;
+  int rank;
+  const int P = world(&rank);
+  std::vector<int> node_of;
+  const auto sizes = node_sizes_from_env(P, node_of);
+  const int N = static_cast<int>(sizes.size()), Q = sizes[0];
+  const bool equal = std::all_of(sizes.begin(), sizes.end(), [Q](int q) { return q == Q; });
+  for (bool zeros : {false, true}) {
+    auto count = [zeros](int src, int dst) { return (src * 7 + dst * 3) % 5 + (zeros ? 0 : 1); };
+    std::vector<int> sc(P), sd(P), rc(P), rd(P);
+    int so = 0, ro = 0;
+    for (int i = P - 1; i >= 0; --i) {  // reversed order, one-int gaps
+      sc[i] = count(rank, i);
+      sd[i] = ++so;
+      so += sc[i];
+      rc[i] = count(i, rank);
+      rd[i] = ++ro;
+      ro += rc[i];
+    }
+    for (const char* variant : {"coalesced", "staggered"})
+      for (int r = 2; r <= Q + 1; ++r)
+        for (int block : {1, 32}) {
+          const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
+                                   ",block=" + std::to_string(block);
+          std::vector<int> sbuf(so + 1, -1), rbuf(ro + 1, -7);
+          for (int d = 0; d < P; ++d)
+            for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+          ASSERT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(),
+                                  MPI_INT, MPI_COMM_WORLD, spec.c_str()),
+                    MPI_SUCCESS)
+              << spec << ": " << a2a::last_error_message();
+          std::vector<char> is_data(rbuf.size(), 0);
+          long long wrong = 0;
+          for (int src = 0; src < P; ++src)
+            for (int j = 0; j < rc[src]; ++j) {
+              wrong += rbuf[rd[src] + j] != encode(src, rank, j);
+              is_data[rd[src] + j] = 1;
+            }
+          for (size_t k = 0; k < rbuf.size(); ++k) wrong += !is_data[k] && rbuf[k] != -7;
+          EXPECT_EQ(wrong, 0) << spec;
+          A2A_Stats st;
+          A2A_Last_stats(&st);
+          if (!equal) {
+            EXPECT_STREQ(st.algorithm, ("tuna:radix=" + std::to_string(ceil_sqrt(P))).c_str()) << spec;
+            continue;
+          }
+          const int used = std::max(2, std::min(r, std::max(Q, 2)));
+          EXPECT_EQ(std::string(st.algorithm), std::string("tuna-hier:variant=") + variant +
+                                                   ",radix=" + std::to_string(used) + ",block=" + std::to_string(block));
+          const long long inter_rounds = std::string(variant) == "coalesced" ? N - 1 : (N - 1) * Q;
+          EXPECT_EQ(st.rounds, s::tra_rounds_closed(Q, used) + inter_rounds) << spec;
+          if (!zeros) {
+            EXPECT_EQ(st.inter_node_messages, inter_rounds) << spec;
+          }
+        }
+  }
+}

@@ -1,0 +1,199 @@
+// Hierarchical TuNA (Fan et al., TuNA, ../shared/papers/
+// tuna-nonuniform-tunable-radix.txt, section IV) for N nodes of Q ranks.
+// Intra-node phase, implicit: the blocks of a rank form Q groups, group q'
+// holding its N blocks for local index q' on every node; TuNA of radix r
+// runs inside the node on these groups (one size exchange first tells each
+// rank what arrives, then TuNA's own per-round metadata), so afterwards rank
+// (n, q) holds every block of its node bound for local index q anywhere.
+// Inter-node phase, the Q-port model: rank (n, q) exchanges with (m, q) for
+// every other node m, scattered with `block` requests in flight; coalesced
+// sends the Q blocks for a node in one message (N-1 rounds), staggered one
+// block per message ((N-1)*Q rounds).  Blocks for the own node are final
+// after the first phase.  K = K_TRA(Q, r) + N-1 (coalesced) or + (N-1)*Q
+// (staggered); metadata 8*Q (sizes) + 8*D_TRA(Q,r) + 8.  Scratch: the group
+// buffers (2 * this rank's bytes + 8*N*Q of headers), TuNA's store inside
+// the node, the coalesced send buffer.  Knobs: variant (coalesced),
+// radix (auto = ceil(sqrt(Q))), block (32).  Needs nodes of equal size (any
+// placement); otherwise returns kFallback and flat TuNA runs.
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "nonuniform/padding.hpp"
+#include "nonuniform/two_phase.hpp"
+#include "uniform/uniform.hpp"
+
+namespace a2a::detail {
+
+namespace {
+
+long long ceil_sqrt(long long x) {
+  long long r = 1;
+  while (r * r < x) ++r;
+  return r;
+}
+
+// Runs `body` with the stats counting inter-node messages for `sub`.
+template <class F>
+int within(const VarCall& c, CommContext& sub, F&& body) {
+  Stats& st = c.stats;
+  const int* node_of = st.node_of;
+  const int my_node = st.my_node;
+  st.node_of = sub.topology.node_of.data();
+  st.my_node = sub.topology.node_of[sub.rank];
+  sub.scratch.begin_call();
+  const int rc = body();
+  st.node_of = node_of;
+  st.my_node = my_node;
+  return rc;
+}
+
+}  // namespace
+
+int tuna_hier(const VarCall& c, const Params& prm) {
+  const Topology& topo = c.ctx.topology;
+  const int N = topo.nodes(), Q = static_cast<int>(topo.ranks[0].size());
+  for (const auto& node : topo.ranks)
+    if (static_cast<int>(node.size()) != Q) return kFallback;  // the same on every rank
+  CommContext *node_ctx = nullptr, *port_ctx = nullptr;
+  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
+  const int n = topo.node_of[c.rank()];
+  const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(ceil_sqrt(Q)), std::max(Q, 2)));
+  const bool coalesced = !prm.staggered;
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d",
+                coalesced ? "coalesced" : "staggered", r, prm.block);
+  const size_t header = sizeof(long long) * static_cast<size_t>(N);
+
+  // Groups to send inside the node: group q' = N sizes, then the N blocks.
+  std::vector<MPI_Aint> goff(Q), roff(Q);
+  std::vector<long long> gbytes(Q), rbytes(Q);
+  for (int qd = 0; qd < Q; ++qd) {
+    gbytes[qd] = static_cast<long long>(header);
+    for (int m = 0; m < N; ++m) gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
+  }
+  std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
+  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
+  for (int qd = 0; qd < Q; ++qd) {
+    auto* sizes = reinterpret_cast<long long*>(groups + goff[qd]);
+    char* data = groups + goff[qd] + header;
+    for (int m = 0; m < N; ++m) {
+      const int dst = topo.ranks[m][qd];
+      sizes[m] = c.sbytes[dst];
+      copy_bytes(data, c.send_block(dst), c.send_bytes(dst));
+      data += c.sbytes[dst];
+    }
+  }
+  // What arrives from each node-mate: one size exchange inside the node.
+  int rc = MPI_Alltoall(gbytes.data(), 1, MPI_LONG_LONG, rbytes.data(), 1, MPI_LONG_LONG, node_ctx->comm);
+  if (rc != MPI_SUCCESS) return rc;
+  c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * (Q - 1);
+  std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
+  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
+
+  const long long blocks_before = c.stats.blocks_sent;
+  rc = within(c, *node_ctx, [&] {
+    const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
+                              *node_ctx, c.stats, -1};
+    Params tuna_prm;
+    tuna_prm.radix = r;
+    return tuna(groups_call, tuna_prm);
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
+
+  // arrived[qs] = sizes of the blocks from (n, qs) to (m, q), then the blocks.
+  std::vector<const char*> part(static_cast<size_t>(N) * Q);  // [m][qs] -> bytes for (m, q) from (n, qs)
+  std::vector<long long> part_bytes(static_cast<size_t>(N) * Q);
+  for (int qs = 0; qs < Q; ++qs) {
+    const auto* sizes = reinterpret_cast<const long long*>(arrived + roff[qs]);
+    const char* data = arrived + roff[qs] + header;
+    for (int m = 0; m < N; ++m) {
+      part[static_cast<size_t>(m) * Q + qs] = data;
+      part_bytes[static_cast<size_t>(m) * Q + qs] = sizes[m];
+      data += sizes[m];
+    }
+  }
+  for (int qs = 0; qs < Q; ++qs) {  // the own node's blocks are final now
+    const int src = topo.ranks[n][qs];
+    if (part_bytes[static_cast<size_t>(n) * Q + qs] != c.rbytes[src]) return MPI_ERR_TRUNCATE;
+    copy_bytes(c.recv_block(src), part[static_cast<size_t>(n) * Q + qs], c.recv_bytes(src));
+  }
+
+  // Inter-node: with node n + i (i = 1..N-1), messages in batches of `block`.
+  struct Message {
+    int peer_node;  // send to (n + i), receive from (n - i)
+    int qs;         // staggered: which block; coalesced: -1, all Q
+  };
+  std::vector<Message> plan;
+  for (int i = 1; i < N; ++i) {
+    if (coalesced) {
+      plan.push_back({i, -1});
+    } else {
+      for (int qs = 0; qs < Q; ++qs) plan.push_back({i, qs});
+    }
+  }
+  std::vector<size_t> in_off(N, 0), in_size(N, 0), out_size(N, 0);
+  size_t in_bytes = 0;
+  if (coalesced)
+    for (int i = 1; i < N; ++i) {
+      in_off[i] = in_bytes;
+      for (int qs = 0; qs < Q; ++qs) {
+        in_size[i] += c.recv_bytes(topo.ranks[(n - i + N) % N][qs]);
+        out_size[i] += static_cast<size_t>(part_bytes[static_cast<size_t>((n + i) % N) * Q + qs]);
+      }
+      in_bytes += in_size[i];
+    }
+  char* in = c.ctx.scratch.get(Scratch::kWork0, in_bytes, c.stats);
+  std::vector<size_t> out_off(N, 0);  // coalesced messages are packed, one region per peer node
+  std::exclusive_scan(out_size.begin(), out_size.end(), out_off.begin(), size_t{0});
+  char* out = c.ctx.scratch.get(Scratch::kWork1, out_off[N - 1] + out_size[N - 1], c.stats);
+  for (int i = 1; coalesced && i < N; ++i) {
+    size_t off = out_off[i];
+    for (int qs = 0; qs < Q; ++qs) {
+      const size_t k = static_cast<size_t>((n + i) % N) * Q + qs;
+      copy_bytes(out + off, part[k], static_cast<size_t>(part_bytes[k]));
+      off += static_cast<size_t>(part_bytes[k]);
+    }
+  }
+  rc = within(c, *port_ctx, [&] {
+    const size_t batch = static_cast<size_t>(prm.block);
+    for (size_t first = 0; first < plan.size(); first += batch) {
+      Requests reqs(2 * batch);
+      const size_t last = std::min(plan.size(), first + batch);
+      for (size_t k = first; k < last; ++k) {
+        const int from = (n - plan[k].peer_node + N) % N;
+        if (coalesced) {
+          reqs.recv(in + in_off[plan[k].peer_node], in_size[plan[k].peer_node], from, port_ctx->comm);
+        } else {
+          const int src = topo.ranks[from][plan[k].qs];  // straight into place
+          reqs.recv(c.recv_block(src), c.recv_bytes(src), from, port_ctx->comm);
+        }
+      }
+      for (size_t k = first; k < last; ++k) {
+        const int to = (n + plan[k].peer_node) % N;
+        if (coalesced) {
+          reqs.send(out + out_off[plan[k].peer_node], out_size[plan[k].peer_node], to, port_ctx->comm, c.stats);
+        } else {
+          const size_t idx = static_cast<size_t>(to) * Q + plan[k].qs;
+          reqs.send(part[idx], static_cast<size_t>(part_bytes[idx]), to, port_ctx->comm, c.stats);
+        }
+        c.count_round(coalesced ? Q : 1);
+      }
+      if (const int err = reqs.wait_all()) return err;
+    }
+    return MPI_SUCCESS;
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  for (int i = 1; coalesced && i < N; ++i) {  // unpack what each node sent
+    const int from = (n - i + N) % N;
+    size_t off = in_off[i];
+    for (int qs = 0; qs < Q; ++qs) {
+      const int src = topo.ranks[from][qs];
+      copy_bytes(c.recv_block(src), in + off, c.recv_bytes(src));
+      off += c.recv_bytes(src);
+    }
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail
