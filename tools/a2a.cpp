@@ -1,9 +1,12 @@
 // The `a2a` command: list the algorithms, print the TRA model, benchmark.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "hier/topology.hpp"
+#include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
 #include "select/registry.hpp"
 
@@ -78,6 +81,44 @@ int model_alltoallv(long long P, long long N, double alpha, double beta) {
   return 0;
 }
 
+// Traff's clustered schedule for the given node sizes, step by step.
+int model_clustered(const std::string& sizes_text) {
+  namespace s = a2a::detail::schedule;
+  std::vector<long long> ids;
+  std::string source, error;
+  long long P = 0;  // the sum of the sizes
+  for (size_t pos = 0; pos < sizes_text.size();) {
+    P += std::atoll(sizes_text.c_str() + pos);
+    const size_t comma = sizes_text.find(',', pos);
+    pos = comma == std::string::npos ? sizes_text.size() : comma + 1;
+  }
+  a2a::detail::node_ids_from(nullptr, sizes_text.c_str(), nullptr, static_cast<int>(P), ids, source, error);
+  if (!error.empty() || ids.empty()) {
+    std::fprintf(stderr, "a2a model: %s\n", error.empty() ? "need --node-sizes" : error.c_str());
+    return 2;
+  }
+  const auto topo = a2a::detail::group_by_key(ids, source);
+  const auto phases = s::clustered_schedule(topo.ranks);
+  std::printf("clustered: P=%lld, %s\n", P, topo.describe().c_str());
+  for (size_t ph = 0; ph < phases.size(); ++ph) {
+    std::printf("phase %zu: local indices %d..%d\n", ph + 1, phases[ph].done, phases[ph].current - 1);
+    for (size_t i = 0; i < phases[ph].rounds.size(); ++i) {
+      std::printf("  round %zu:", i + 1);
+      for (const auto& pair : phases[ph].rounds[i]) {
+        std::printf(" [");
+        for (size_t k = 0; k < pair.size(); ++k)
+          std::printf("%s%d%s%d", k ? " " : "", pair[k].u, pair[k].u == pair[k].v ? "=" : pair[k].one_way ? ">" : "<>",
+                      pair[k].v);
+        std::printf("]");
+      }
+      std::printf("\n");
+    }
+  }
+  std::printf("steps: %lld (per round the longest node pair; local copies u=u not counted)\n",
+              s::clustered_steps(phases));
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -87,7 +128,10 @@ int main(int argc, char** argv) {
   auto* mdl = app.add_subcommand("model", "TRA rounds K and blocks D: closed forms against the schedule");
   long long procs = 0;
   std::string radix = "auto";
-  mdl->add_option("--procs,-p", procs, "number of processes P")->required();
+  std::string alg = "tra", node_sizes;
+  mdl->add_option("--procs,-p", procs, "number of processes P");
+  mdl->add_option("--alg", alg, "tra (default) or clustered")->check(CLI::IsMember({"tra", "clustered"}));
+  mdl->add_option("--node-sizes", node_sizes, "clustered: ranks per node, e.g. 1,2,3");
   mdl->add_option("--radix,-r", radix, "radix r (2..P, or auto)");
   std::string collective = "alltoall";
   long long max_block = 0;
@@ -107,6 +151,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (*mdl) {
+    if (alg == "clustered") return model_clustered(node_sizes);
     if (collective == "alltoall") return model(procs, radix);
     if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing
     return model_alltoallv(procs, max_block, alpha, beta);

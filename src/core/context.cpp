@@ -76,6 +76,11 @@ const std::vector<schedule::Step>& CommContext::linear_steps() {
   return linear_;
 }
 
+const std::vector<schedule::PeerStep>& CommContext::clustered_plan() {
+  if (clustered_.empty()) clustered_ = schedule::clustered_plan(schedule::clustered_schedule(topology.ranks), rank);
+  return clustered_;
+}
+
 int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
   if (!node_ctx_) {
     const int node = topology.node_of[rank];

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "hier/topology.hpp"
+#include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
 
 namespace a2a::detail {
@@ -71,6 +72,8 @@ struct CommContext {
   // Schedules depend only on P and the radix: built once per communicator.
   const std::vector<schedule::Step>& tra_steps(int radix);
   const std::vector<schedule::Step>& linear_steps();
+  // This rank's part of Traff's clustered schedule for the layout.
+  const std::vector<schedule::PeerStep>& clustered_plan();
 
   // For node-aware algorithms with equal nodes: the ranks of this rank's node
   // (node_ctx) and the ranks with the same local index on every node
@@ -85,6 +88,7 @@ struct CommContext {
   std::map<int, std::vector<schedule::Step>> tra_;
   std::vector<schedule::Step> linear_;
   std::unique_ptr<CommContext> node_ctx_, port_ctx_;
+  std::vector<schedule::PeerStep> clustered_;
 };
 
 // Largest scratch one call may ask for before an algorithm falls back to one

@@ -30,6 +30,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, "tra"},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor},
+      {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
+       clustered},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
@@ -51,6 +53,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, tuna_hier, "tuna"},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        nullptr, factor},
+      {"clustered", Collective::alltoallv, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
+       nullptr, clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, nullptr, tuna},
   };

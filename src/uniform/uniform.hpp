@@ -94,6 +94,7 @@ int bruck_zero_rotation(const UniformCall&, const Params&);
 int tra(const UniformCall&, const Params&);
 int factor(const UniformCall&, const Params&);
 int tra2(const UniformCall&, const Params&);
+int clustered(const UniformCall&, const Params&);
 
 int linear(const VarCall&, const Params&);
 int spread_out(const VarCall&, const Params&);
@@ -105,5 +106,6 @@ int two_phase_bruck(const VarCall&, const Params&);
 int tuna(const VarCall&, const Params&);
 int factor(const VarCall&, const Params&);
 int tuna_hier(const VarCall&, const Params&);
+int clustered(const VarCall&, const Params&);
 
 }  // namespace a2a::detail

@@ -26,7 +26,7 @@ int size_of(MPI_Comm comm) {
 std::vector<std::string> specs_for(int P) {
   std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=3",
                                 "pairwise", "padded-bruck", "padded-alltoall", "two-phase-bruck", "tuna:radix=auto",
-                                "factor"};
+                                "factor", "clustered"};
   for (int r : radices_for(P)) s.push_back("tuna:radix=" + std::to_string(r));
   return s;
 }

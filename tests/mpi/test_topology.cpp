@@ -71,6 +71,24 @@ TEST(Topology, InterNodeCounts) {
     long long from_node0 = node_of[rank] == 0 ? st.inter_node_messages : 0;
     MPI_Allreduce(MPI_IN_PLACE, &from_node0, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     EXPECT_EQ(from_node0, 7);
+    ASSERT_EQ(A2A_Alltoall(s.data(), 4, MPI_INT, r.data(), 4, MPI_INT, MPI_COMM_WORLD, "tra2:radix-intra=2,radix-inter=2"),
+              MPI_SUCCESS);
+    A2A_Last_stats(&st);
+    from_node0 = node_of[rank] == 0 ? st.inter_node_messages : 0;
+    MPI_Allreduce(MPI_IN_PLACE, &from_node0, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    EXPECT_EQ(from_node0, 4);  // TRA2 in the same figure
+  }
+  // Traff's clustered algorithm: every message once, P - size(own node) off-node.
+  for (const char* spec : {"clustered", "factor"}) {
+    std::vector<int> sd(4 * P), rd(4 * P, -1);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < 4; ++j) sd[4 * d + j] = a2a::test::encode(rank, d, j);
+    ASSERT_EQ(A2A_Alltoall(sd.data(), 4, MPI_INT, rd.data(), 4, MPI_INT, MPI_COMM_WORLD, spec), MPI_SUCCESS);
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < 4; ++j) EXPECT_EQ(rd[4 * src + j], a2a::test::encode(src, rank, j)) << spec;
+    A2A_Last_stats(&st);
+    EXPECT_EQ(st.rounds, P - 1) << spec;
+    EXPECT_EQ(st.inter_node_messages, P - sizes[node_of[rank]]) << spec;
   }
   ASSERT_EQ(A2A_Alltoall(s.data(), 4, MPI_INT, r.data(), 4, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
   A2A_Last_stats(&st);

@@ -21,7 +21,7 @@ std::vector<std::string> specs_for(int P) {
   std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=2",
                                 "pairwise", "bruck-basic", "bruck-basic:dt=1", "bruck-modified",
                                 "bruck-modified:dt=1", "bruck-zero-copy", "bruck-zero-copy:dt=1",
-                                "bruck-zero-rotation", "tra:radix=auto", "factor"};
+                                "bruck-zero-rotation", "tra:radix=auto", "factor", "clustered"};
   for (int r : radices_for(P)) s.push_back("tra:radix=" + std::to_string(r));
   return s;
 }

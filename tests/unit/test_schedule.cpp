@@ -281,3 +281,76 @@ TEST(Factor, EveryRoundIsAMatchingAndEveryPairMeetsOnce) {
     for (int n : met) ASSERT_EQ(n, 1) << "P=" << P;  // self once, every other rank once
   }
 }
+
+#include "schedule/clustered.hpp"
+
+namespace {
+// Node layouts to try: equal, unequal, one node, one rank per node, and
+// ranks of a node not consecutive.
+std::vector<std::vector<std::vector<int>>> layouts() {
+  std::vector<std::vector<std::vector<int>>> out = {
+      {{0}}, {{0, 1, 2, 3}}, {{0}, {1}, {2}, {3}, {4}}, {{0}, {1, 2}, {3, 4, 5}}, {{0, 1, 2, 3}, {4, 5, 6, 7}},
+      {{0, 2, 4}, {1, 3, 5}}, {{0, 3}, {1, 4, 6}, {2}, {5, 7, 8, 9}}};
+  std::mt19937 rng(7);
+  for (int t = 0; t < 40; ++t) {  // random sizes and placements
+    const int N = 1 + static_cast<int>(rng() % 6);
+    std::vector<int> node_of;
+    for (int n = 0; n < N; ++n)
+      for (int k = 1 + static_cast<int>(rng() % 5); k > 0; --k) node_of.push_back(n);
+    std::shuffle(node_of.begin(), node_of.end(), rng);
+    std::vector<std::vector<int>> ranks(N);
+    for (int r = 0; r < static_cast<int>(node_of.size()); ++r) ranks[node_of[r]].push_back(r);
+    out.push_back(ranks);
+  }
+  return out;
+}
+}  // namespace
+
+TEST(Clustered, EveryOrderedPairServedOnceInAnyLayout) {
+  for (const auto& ranks : layouts()) {
+    int P = 0;
+    for (const auto& n : ranks) P += static_cast<int>(n.size());
+    std::vector<int> served(static_cast<size_t>(P) * P, 0);
+    for (const auto& phase : s::clustered_schedule(ranks))
+      for (const auto& round : phase.rounds)
+        for (const auto& pair : round)
+          for (const auto& st : pair) {
+            ++served[static_cast<size_t>(st.u) * P + st.v];
+            if (!st.one_way) ++served[static_cast<size_t>(st.v) * P + st.u];
+          }
+    for (int n : served) ASSERT_EQ(n, 1) << "P=" << P;
+    // Each rank's own plan: P-1 messages out, P-1 in, one local copy.
+    for (int r = 0; r < P; ++r) {
+      int sends = 0, recvs = 0, copies = 0;
+      for (const auto& st : s::clustered_plan(s::clustered_schedule(ranks), r)) {
+        copies += st.peer == r;
+        sends += st.peer != r && st.send;
+        recvs += st.peer != r && st.recv;
+      }
+      ASSERT_EQ(sends, P - 1);
+      ASSERT_EQ(recvs, P - 1);
+      ASSERT_EQ(copies, 1);
+    }
+  }
+}
+
+// The paper's figure 3: nodes of 1, 2 and 3 ranks take 15 steps, the
+// messages the ranks of the largest node send (3 * 5).
+TEST(Clustered, PaperFigureThreeTakesFifteenSteps) {
+  EXPECT_EQ(s::clustered_steps(s::clustered_schedule({{0}, {1, 2}, {3, 4, 5}})), 15);
+  EXPECT_EQ(s::clustered_steps(s::clustered_schedule({{0, 1}, {2, 3}})), 2 * 3);
+}
+
+// With one rank per node the clustered schedule is the flat factor algorithm.
+TEST(Clustered, OneRankPerNodeIsTheFactorAlgorithm) {
+  for (int P = 1; P <= 16; ++P) {
+    std::vector<std::vector<int>> ranks(P);
+    for (int r = 0; r < P; ++r) ranks[r] = {r};
+    const auto phases = s::clustered_schedule(ranks);
+    for (int u = 0; u < P; ++u) {
+      const auto plan = s::clustered_plan(phases, u);
+      ASSERT_EQ(static_cast<int>(plan.size()), P);
+      for (int i = 0; i < P; ++i) ASSERT_EQ(plan[i].peer, s::factor_partner(u, i, P)) << "P=" << P;
+    }
+  }
+}
