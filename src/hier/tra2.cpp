@@ -16,6 +16,7 @@
 #include <cstdio>
 
 #include "nonuniform/padding.hpp"
+#include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
 #include "uniform/uniform.hpp"
 
@@ -56,8 +57,7 @@ int tra2(const UniformCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes();
   const int Q = static_cast<int>(topo.ranks[0].size());
-  for (const auto& node : topo.ranks)
-    if (static_cast<int>(node.size()) != Q) return kFallback;  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(ceil_sqrt(Q));
@@ -68,17 +68,18 @@ int tra2(const UniformCall& c, const Params& prm) {
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
   char* a = c.ctx.scratch.get(Scratch::kWork2, P * bs, c.stats);  // pack, later the transpose
   char* b = c.ctx.scratch.get(Scratch::kWork3, P * bs, c.stats);  // landing of each phase
-  // Phase 1 send order: for node-mate q', the blocks for (m, q'), m = 0..N-1.
+  using schedule::tra2_node_slot;
+  using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
-    for (int m = 0; m < N; ++m) std::memcpy(a + (static_cast<size_t>(qd) * N + m) * bs, c.send_block(topo.ranks[m][qd]), bs);
+    for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
   if (const int rc = phase(c, *node_ctx, a, b, N * bs, r1, N)) return rc;
-  // b[q''][m] came from node-mate q'' for (m, q): regroup by destination node.
+  // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
-    for (int qs = 0; qs < Q; ++qs) std::memcpy(a + (static_cast<size_t>(m) * Q + qs) * bs, b + (static_cast<size_t>(qs) * N + m) * bs, bs);
+    for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);
   if (const int rc = phase(c, *port_ctx, a, b, Q * bs, r2, Q)) return rc;
-  // b[m'][q''] is now the block from (m', q'') to this rank.
+  // Port slot (m, qs) of b now holds the block from (m, qs) to this rank.
   for (int m = 0; m < N; ++m)
-    for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + (static_cast<size_t>(m) * Q + qs) * bs, bs);
+    for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);
   return MPI_SUCCESS;
 }
 

@@ -21,6 +21,7 @@
 
 #include "nonuniform/padding.hpp"
 #include "nonuniform/two_phase.hpp"
+#include "schedule/hier.hpp"
 #include "uniform/uniform.hpp"
 
 namespace a2a::detail {
@@ -53,8 +54,7 @@ int within(const VarCall& c, CommContext& sub, F&& body) {
 int tuna_hier(const VarCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes(), Q = static_cast<int>(topo.ranks[0].size());
-  for (const auto& node : topo.ranks)
-    if (static_cast<int>(node.size()) != Q) return kFallback;  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int n = topo.node_of[c.rank()];
@@ -120,18 +120,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   }
 
   // Inter-node: with node n + i (i = 1..N-1), messages in batches of `block`.
-  struct Message {
-    int peer_node;  // send to (n + i), receive from (n - i)
-    int qs;         // staggered: which block; coalesced: -1, all Q
-  };
-  std::vector<Message> plan;
-  for (int i = 1; i < N; ++i) {
-    if (coalesced) {
-      plan.push_back({i, -1});
-    } else {
-      for (int qs = 0; qs < Q; ++qs) plan.push_back({i, qs});
-    }
-  }
+  const auto plan = schedule::tuna_hier_inter_plan(N, Q, !coalesced);
   std::vector<size_t> in_off(N, 0), in_size(N, 0), out_size(N, 0);
   size_t in_bytes = 0;
   if (coalesced)
@@ -161,20 +150,20 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       Requests reqs(2 * batch);
       const size_t last = std::min(plan.size(), first + batch);
       for (size_t k = first; k < last; ++k) {
-        const int from = (n - plan[k].peer_node + N) % N;
+        const int from = (n - plan[k].offset + N) % N;
         if (coalesced) {
-          reqs.recv(in + in_off[plan[k].peer_node], in_size[plan[k].peer_node], from, port_ctx->comm);
+          reqs.recv(in + in_off[plan[k].offset], in_size[plan[k].offset], from, port_ctx->comm);
         } else {
-          const int src = topo.ranks[from][plan[k].qs];  // straight into place
+          const int src = topo.ranks[from][plan[k].q_src];  // straight into place
           reqs.recv(c.recv_block(src), c.recv_bytes(src), from, port_ctx->comm);
         }
       }
       for (size_t k = first; k < last; ++k) {
-        const int to = (n + plan[k].peer_node) % N;
+        const int to = (n + plan[k].offset) % N;
         if (coalesced) {
-          reqs.send(out + out_off[plan[k].peer_node], out_size[plan[k].peer_node], to, port_ctx->comm, c.stats);
+          reqs.send(out + out_off[plan[k].offset], out_size[plan[k].offset], to, port_ctx->comm, c.stats);
         } else {
-          const size_t idx = static_cast<size_t>(to) * Q + plan[k].qs;
+          const size_t idx = static_cast<size_t>(to) * Q + plan[k].q_src;
           reqs.send(part[idx], static_cast<size_t>(part_bytes[idx]), to, port_ctx->comm, c.stats);
         }
         c.count_round(coalesced ? Q : 1);

@@ -354,3 +354,85 @@ TEST(Clustered, OneRankPerNodeIsTheFactorAlgorithm) {
     }
   }
 }
+
+#include "schedule/hier.hpp"
+
+// TRA2 simulated on block labels for every equal layout of layouts() and
+// more: the node phase and the port phase are all-to-alls among node-mates
+// and among ports (TRA's own schedule is simulated above); the slot maps
+// must deliver every block once, and only the port phase leaves the node.
+TEST(Tra2, SlotMapsDeliverEveryBlockInEqualLayouts) {
+  auto equal_layouts = layouts();
+  equal_layouts.push_back({{0, 1, 2}, {3, 4, 5}, {6, 7, 8}});
+  equal_layouts.push_back({{0, 4}, {1, 5}, {2, 6}, {3, 7}});
+  int tested = 0;
+  for (const auto& ranks : equal_layouts) {
+    if (!s::equal_nodes(ranks)) continue;
+    ++tested;
+    const int N = static_cast<int>(ranks.size()), Q = static_cast<int>(ranks[0].size()), P = N * Q;
+    using Slots = std::vector<Block>;
+    std::vector<std::vector<Slots>> a(N, std::vector<Slots>(Q, Slots(P)));  // [n][q] -> node-phase send slots
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < Q; ++q)
+        for (int qd = 0; qd < Q; ++qd)
+          for (int m = 0; m < N; ++m) a[n][q][s::tra2_node_slot(qd, m, N)] = {ranks[n][q], ranks[m][qd]};
+    auto b = a;  // node phase: super-block q of node-mate qs lands at qs
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < Q; ++q)
+        for (int qs = 0; qs < Q; ++qs)
+          for (int m = 0; m < N; ++m) b[n][q][s::tra2_node_slot(qs, m, N)] = a[n][qs][s::tra2_node_slot(q, m, N)];
+    auto c = b;  // regroup by destination node
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < Q; ++q)
+        for (int m = 0; m < N; ++m)
+          for (int qs = 0; qs < Q; ++qs) c[n][q][s::tra2_port_slot(m, qs, Q)] = b[n][q][s::tra2_node_slot(qs, m, N)];
+    auto d = c;  // port phase: super-block n of port (m, q) lands at m
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < Q; ++q)
+        for (int m = 0; m < N; ++m)
+          for (int qs = 0; qs < Q; ++qs) d[n][q][s::tra2_port_slot(m, qs, Q)] = c[m][q][s::tra2_port_slot(n, qs, Q)];
+    for (int n = 0; n < N; ++n)
+      for (int q = 0; q < Q; ++q)
+        for (int m = 0; m < N; ++m)
+          for (int qs = 0; qs < Q; ++qs) {
+            const Block want{ranks[m][qs], ranks[n][q]};
+            ASSERT_EQ(d[n][q][s::tra2_port_slot(m, qs, Q)], want) << "N=" << N << " Q=" << Q;
+          }
+  }
+  EXPECT_GE(tested, 6);
+  // P = 8, two nodes of 4, radix 2: TRA crosses 7 times per direction, TRA2 4.
+  int tra_cross = 0;
+  for (const auto& step : s::tra_steps(8, 2))
+    for (int p = 0; p < 4; ++p) tra_cross += (p + step.distance) % 8 >= 4;
+  EXPECT_EQ(tra_cross, 7);
+  EXPECT_EQ(4 * s::count_rounds(s::tra_steps(2, 2)), 4);  // only TRA2's port phase crosses: once per port
+}
+
+// Hierarchical TuNA: groups inside the node (TuNA's schedule is simulated
+// above), then the inter-node plan; every block arrives once, sends and
+// receives pair up, and the rounds are N-1 (coalesced) or (N-1)*Q.
+TEST(TunaHier, InterPlanDeliversEveryBlockInEqualLayouts) {
+  for (const auto& ranks : layouts()) {
+    if (!s::equal_nodes(ranks)) continue;
+    const int N = static_cast<int>(ranks.size()), Q = static_cast<int>(ranks[0].size()), P = N * Q;
+    for (bool staggered : {false, true}) {
+      const auto plan = s::tuna_hier_inter_plan(N, Q, staggered);
+      ASSERT_EQ(static_cast<int>(plan.size()), staggered ? (N - 1) * Q : N - 1);
+      std::map<Block, int> got;
+      for (int n = 0; n < N; ++n)
+        for (int q = 0; q < Q; ++q) {
+          // After the node phase (n, q) holds part m of group q of each node-mate qs.
+          for (int qs = 0; qs < Q; ++qs) ++got[{ranks[n][qs], ranks[n][q]}];  // own node: final already
+          for (const auto& msg : plan) {
+            const int to = (n + msg.offset) % N;
+            for (int qs = 0; qs < Q; ++qs)
+              if (msg.q_src < 0 || msg.q_src == qs) ++got[{ranks[n][qs], ranks[to][q]}];
+            // The receiver posts the matching receive: from node to - offset = n.
+            ASSERT_EQ(((to - msg.offset) % N + N) % N, n);
+          }
+        }
+      ASSERT_EQ(static_cast<int>(got.size()), P * P);
+      for (const auto& [block, times] : got) ASSERT_EQ(times, 1);
+    }
+  }
+}
