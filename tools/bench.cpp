@@ -103,9 +103,10 @@ std::vector<std::string> default_algorithms(bool v, int P) {
     return {"native", "linear", "spread-out", "scattered", "pairwise",
             "bruck-basic", "bruck-basic:dt=1", "bruck-modified", "bruck-modified:dt=1",
             "bruck-zero-copy", "bruck-zero-copy:dt=1", "bruck-zero-rotation",
-            "tra:radix=2", "tra:radix=auto", "auto", "agree/auto"};
+            "tra:radix=2", "tra:radix=auto", "tra2", "factor", "clustered", "auto", "agree/auto"};
   std::vector<std::string> algs = {"native", "linear", "spread-out", "scattered", "pairwise",
-                                   "padded-bruck", "padded-alltoall", "two-phase-bruck"};
+                                   "padded-bruck", "padded-alltoall", "two-phase-bruck", "factor", "clustered",
+                                   "tuna-hier:variant=coalesced", "tuna-hier:variant=staggered"};
   for (int r = 2; r <= P; ++r)
     if (P <= 16 || r <= 4 || r == P / 2 || r == P || r * r == P) algs.push_back("tuna:radix=" + std::to_string(r));
   algs.insert(algs.end(), {"tuna:radix=auto", "auto", "agree/auto"});
@@ -180,8 +181,8 @@ int run_bench(const std::vector<std::string>& raw) {
   const std::string nodes = a2a::layout(MPI_COMM_WORLD);  // collective on first use
   if (rank == 0) {
     std::printf("# layout: %s\n", nodes.c_str());
-    std::printf("%10s  %-34s %11s %11s %11s %9s %6s\n", "bytes", "algorithm", "median_us", "min_us", "max_us",
-                "vs_native", "wrong");
+    std::printf("%10s  %-34s %11s %11s %11s %9s %11s %6s\n", "bytes", "algorithm", "median_us", "min_us", "max_us",
+                "vs_native", "inter_msgs", "wrong");
   }
   for (long long m : sizes_between(range)) {
     Case c = make_case(v, workload, m, rank, P);
@@ -210,16 +211,19 @@ int run_bench(const std::vector<std::string>& raw) {
         ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
       }
     }
-    std::vector<long long> wrong(algs.size(), 0);
-    if (validate) {
-      for (size_t a = 0; a < algs.size(); ++a) {
-        std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
-        run(algs[a], c, mode);
-        wrong[a] = count_wrong(c);
-      }
-      MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM,
-                    MPI_COMM_WORLD);
+    // One more call per algorithm, untimed: validation (-c) and the
+    // inter-node message count summed over ranks (-1: hidden, native).
+    std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
+    for (size_t a = 0; a < algs.size(); ++a) {
+      std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
+      run(algs[a], c, mode);
+      if (validate) wrong[a] = count_wrong(c);
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      inter[a] = algs[a] == "native" ? -1 : st.inter_node_messages;
     }
+    MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, inter.data(), static_cast<int>(inter.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     for (size_t a = 0; a < algs.size(); ++a)
       MPI_Allreduce(MPI_IN_PLACE, t[a].data(), iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank != 0) continue;
@@ -230,19 +234,21 @@ int run_bench(const std::vector<std::string>& raw) {
       const double hi = *std::max_element(t[a].begin(), t[a].end()) * 1e6;
       const double ratio = median(t[a]) / native;
       wrong_total += wrong[a];
-      std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %6lld\n", m, shown(algs[a], ran[a]).c_str(), med, lo, hi,
-                  ratio, wrong[a]);
+      const long long inter_msgs = inter[a] < 0 ? -1 : inter[a];
+      std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %11lld %6lld\n", m, shown(algs[a], ran[a]).c_str(), med, lo,
+                  hi, ratio, inter_msgs, wrong[a]);
       rows.push_back({{"collective", collective}, {"workload", v ? workload_text : ""}, {"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
-                      {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"wrong", wrong[a]}});
+                      {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]}});
     }
   }
   if (rank == 0) {
     std::ofstream out(csv);
-    out << "collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,wrong\n";
+    out << "collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,"
+           "inter_node_messages,wrong\n";
     for (const auto& r : rows)
       out << r["collective"].get<std::string>() << ",\"" << r["workload"].get<std::string>() << "\"," << r["procs"] << ',' << r["bytes"] << ",\"" << r["algorithm"].get<std::string>() << "\",\""
           << r["resolved"].get<std::string>() << "\"," << r["median_us"] << ',' << r["min_us"] << ',' << r["max_us"]
-          << ',' << r["ratio_to_native"] << ',' << r["wrong"] << '\n';
+          << ',' << r["ratio_to_native"] << ',' << r["inter_node_messages"] << ',' << r["wrong"] << '\n';
     if (!json.empty()) std::ofstream(json) << rows.dump(2) << '\n';
     std::printf("# wrong: %lld %s\n# csv: %s\n", wrong_total, wrong_total ? "FAILED" : "OK", csv.c_str());
     status = wrong_total ? 1 : 0;

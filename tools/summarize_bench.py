@@ -29,6 +29,11 @@ def main():
             r, n = min(cand)
             best.append(f"{n} {r:.2f}")
         print("| **best a2a** | " + " | ".join(best) + " |")
+        inter = {r["algorithm"]: (r.get("inter_node_messages"), r["resolved"]) for r in rows}
+        if any(v[0] not in (None, "", "-1") for v in inter.values()):
+            print("\nInter-node messages (sum over ranks, one call): " +
+                  ", ".join(f"{n}{'' if inter[n][1] == n else ' (ran ' + inter[n][1] + ')'}: {inter[n][0]}"
+                            for n in names if inter[n][0] not in (None, "", "-1")))
         for family in ("tuna:radix=", "tra:radix="):
             radix_rows = [n for n in names if n.startswith(family) and not n.endswith("auto")]
             if len(radix_rows) > 1:
