@@ -74,11 +74,11 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
   char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
   for (int qd = 0; qd < Q; ++qd) {
-    auto* sizes = reinterpret_cast<long long*>(groups + goff[qd]);
+    char* sizes = groups + goff[qd];  // not 8-byte aligned in general: memcpy the sizes
     char* data = groups + goff[qd] + header;
     for (int m = 0; m < N; ++m) {
       const int dst = topo.ranks[m][qd];
-      sizes[m] = c.sbytes[dst];
+      std::memcpy(sizes + m * sizeof(long long), &c.sbytes[dst], sizeof(long long));
       copy_bytes(data, c.send_block(dst), c.send_bytes(dst));
       data += c.sbytes[dst];
     }
@@ -105,12 +105,14 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   std::vector<const char*> part(static_cast<size_t>(N) * Q);  // [m][qs] -> bytes for (m, q) from (n, qs)
   std::vector<long long> part_bytes(static_cast<size_t>(N) * Q);
   for (int qs = 0; qs < Q; ++qs) {
-    const auto* sizes = reinterpret_cast<const long long*>(arrived + roff[qs]);
+    const char* sizes = arrived + roff[qs];
     const char* data = arrived + roff[qs] + header;
     for (int m = 0; m < N; ++m) {
+      long long bytes = 0;
+      std::memcpy(&bytes, sizes + m * sizeof(long long), sizeof bytes);
       part[static_cast<size_t>(m) * Q + qs] = data;
-      part_bytes[static_cast<size_t>(m) * Q + qs] = sizes[m];
-      data += sizes[m];
+      part_bytes[static_cast<size_t>(m) * Q + qs] = bytes;
+      data += bytes;
     }
   }
   for (int qs = 0; qs < Q; ++qs) {  // the own node's blocks are final now
