@@ -35,9 +35,11 @@ int model(long long P, const std::string& radix_text) {
   namespace s = a2a::detail::schedule;
   long long r = 0;
   if (radix_text == "auto") {
-    for (r = 1; r * r < P; ++r) {}
+    r = s::ceil_sqrt(P);
   } else {
-    r = std::stoll(radix_text);
+    char* end = nullptr;
+    r = std::strtoll(radix_text.c_str(), &end, 10);
+    if (*end != '\0') r = 0;
   }
   if (P < 1 || r < 2) {
     std::fprintf(stderr, "a2a model: need --procs >= 1 and --radix >= 2\n");

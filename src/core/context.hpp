@@ -95,6 +95,29 @@ struct CommContext {
 // that needs less: A2A_SCRATCH_LIMIT bytes (read once), default 1 GiB.
 size_t scratch_limit();
 
+// While alive, the stats count inter-node messages against a
+// sub-communicator's layout (node-aware algorithms run phases on the node and
+// port communicators), and the sub-communicator's scratch starts a new call.
+class SubLayout {
+ public:
+  SubLayout(Stats& st, CommContext& sub) : st_(st), node_of_(st.node_of), my_node_(st.my_node) {
+    st.node_of = sub.topology.node_of.data();
+    st.my_node = sub.topology.node_of[sub.rank];
+    sub.scratch.begin_call();
+  }
+  ~SubLayout() {
+    st_.node_of = node_of_;
+    st_.my_node = my_node_;
+  }
+  SubLayout(const SubLayout&) = delete;
+  SubLayout& operator=(const SubLayout&) = delete;
+
+ private:
+  Stats& st_;
+  const int* node_of_;
+  int my_node_;
+};
+
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 int get_context(MPI_Comm user, CommContext*& ctx);
 

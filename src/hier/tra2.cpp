@@ -24,29 +24,17 @@ namespace a2a::detail {
 
 namespace {
 
-long long ceil_sqrt(long long x) {
-  long long r = 1;
-  while (r * r < x) ++r;
-  return r;
-}
-
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
 int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, size_t block, int radix,
           long long scale) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
-  const int* node_of = st.node_of;
-  const int my_node = st.my_node;
-  st.node_of = sub.topology.node_of.data();
-  st.my_node = sub.topology.node_of[sub.rank];
-  sub.scratch.begin_call();
+  const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
   Params prm;
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
   const int rc = tra(u, prm);
-  st.node_of = node_of;
-  st.my_node = my_node;
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   return rc;
 }
@@ -60,7 +48,7 @@ int tra2(const UniformCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
-  const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(ceil_sqrt(Q));
+  const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
   const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d",
                 std::max(2, r1), std::max(2, r2));

@@ -26,30 +26,6 @@
 
 namespace a2a::detail {
 
-namespace {
-
-long long ceil_sqrt(long long x) {
-  long long r = 1;
-  while (r * r < x) ++r;
-  return r;
-}
-
-// Runs `body` with the stats counting inter-node messages for `sub`.
-template <class F>
-int within(const VarCall& c, CommContext& sub, F&& body) {
-  Stats& st = c.stats;
-  const int* node_of = st.node_of;
-  const int my_node = st.my_node;
-  st.node_of = sub.topology.node_of.data();
-  st.my_node = sub.topology.node_of[sub.rank];
-  sub.scratch.begin_call();
-  const int rc = body();
-  st.node_of = node_of;
-  st.my_node = my_node;
-  return rc;
-}
-
-}  // namespace
 
 int tuna_hier(const VarCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
@@ -58,7 +34,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int n = topo.node_of[c.rank()];
-  const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(ceil_sqrt(Q)), std::max(Q, 2)));
+  const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d",
                 coalesced ? "coalesced" : "staggered", r, prm.block);
@@ -91,13 +67,14 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
-  rc = within(c, *node_ctx, [&] {
+  rc = [&] {
+    const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
                               *node_ctx, c.stats, -1};
     Params tuna_prm;
     tuna_prm.radix = r;
     return tuna(groups_call, tuna_prm);
-  });
+  }();
   if (rc != MPI_SUCCESS) return rc;
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
 
@@ -146,7 +123,8 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       off += static_cast<size_t>(part_bytes[k]);
     }
   }
-  rc = within(c, *port_ctx, [&] {
+  rc = [&] {
+    const SubLayout layout(c.stats, *port_ctx);
     const size_t batch = static_cast<size_t>(prm.block);
     for (size_t first = 0; first < plan.size(); first += batch) {
       Requests reqs(2 * batch);
@@ -173,7 +151,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       if (const int err = reqs.wait_all()) return err;
     }
     return MPI_SUCCESS;
-  });
+  }();
   if (rc != MPI_SUCCESS) return rc;
   for (int i = 1; coalesced && i < N; ++i) {  // unpack what each node sent
     const int from = (n - i + N) % N;

@@ -23,6 +23,12 @@ struct Step {
 // Number of base-r digits needed to write 0..P-1 (w = ceil(log_r P)), integer only.
 int digit_count(long long P, long long r);
 long long ipow(long long base, int exp);
+// Smallest r with r*r >= x: the "auto" radix, integer only.
+inline long long ceil_sqrt(long long x) {
+  long long r = 1;
+  while (r * r < x) ++r;
+  return r;
+}
 int digit(long long i, long long r, int x);  // x-th base-r digit of i
 
 // TRA: rounds (x ascending, z ascending) that send at least one block.

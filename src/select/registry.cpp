@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "schedule/schedule.hpp"
 #include "select/spec.hpp"
 
 namespace a2a::detail {
@@ -123,12 +124,6 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
   return error.empty() ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-long long ceil_sqrt(long long P) {
-  long long r = 1;
-  while (r * r < P) ++r;
-  return r;
-}
-
 }  // namespace
 
 int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
@@ -146,7 +141,7 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
     const std::string key = p.key;
     std::string shown = value;
     if (key == "radix" && spec.name != "tuna-hier") {
-      if (value == "auto") v = ceil_sqrt(P);
+      if (value == "auto") v = schedule::ceil_sqrt(P);
       else if (!parse_int(value, v) || v < 2) {
         error = "a2a: radix must be an integer >= 2 or auto, got '" + value + "'";
         return MPI_ERR_ARG;

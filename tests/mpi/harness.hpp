@@ -4,6 +4,7 @@
 #pragma once
 #include <gtest/gtest.h>
 #include <mpi.h>
+#include <sys/mman.h>
 
 #include <cstring>
 #include <string>
@@ -16,6 +17,13 @@ namespace a2a::test {
 
 inline int encode(int src, int dst, long long j) {
   return ((src * 64 + dst) << 16) + static_cast<int>(j % 65536);
+}
+
+// `bytes` of address space whose pages cost memory only once touched, for
+// offsets beyond 2 GiB (unmap with munmap).
+inline char* map_sparse(size_t bytes) {
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  return p == MAP_FAILED ? nullptr : static_cast<char*>(p);
 }
 
 // Where the ints of one element sit, relative to the element's address.
@@ -141,7 +149,7 @@ inline Expected expected_stats(const std::string& spec, int P) {
     long long r = 2;
     const auto eq = spec.find('=');
     if (eq == std::string::npos || spec.substr(eq + 1) == "auto") {
-      while (r * r < P) ++r;
+      r = s::ceil_sqrt(P);
     } else {
       r = std::stoll(spec.substr(eq + 1));
     }

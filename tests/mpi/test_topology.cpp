@@ -96,11 +96,6 @@ TEST(Topology, InterNodeCounts) {
 }
 
 namespace {
-long long ceil_sqrt(long long x) {
-  long long r = 1;
-  while (r * r < x) ++r;
-  return r;
-}
 }  // namespace
 
 // TRA2 under the layout of the environment: every radix pair, two datatype
@@ -138,10 +133,10 @@ TEST(Topology, Tra2EveryRadixPair) {
         A2A_Stats st;
         A2A_Last_stats(&st);
         if (!equal) {
-          EXPECT_STREQ(st.algorithm, ("tra:radix=" + std::to_string(ceil_sqrt(P))).c_str()) << what;
+          EXPECT_STREQ(st.algorithm, ("tra:radix=" + std::to_string(a2a::detail::schedule::ceil_sqrt(P))).c_str()) << what;
           continue;
         }
-        const long long q1 = std::max(2, std::min(r1 ? r1 : static_cast<int>(ceil_sqrt(Q)), Q));
+        const long long q1 = std::max(2, std::min(r1 ? r1 : static_cast<int>(a2a::detail::schedule::ceil_sqrt(Q)), Q));
         const long long q2 = std::max(2, std::min(r2 ? r2 : N, N));
         EXPECT_EQ(std::string(st.algorithm),
                   "tra2:radix-intra=" + std::to_string(q1) + ",radix-inter=" + std::to_string(q2)) << what;
@@ -202,7 +197,7 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
           A2A_Stats st;
           A2A_Last_stats(&st);
           if (!equal) {
-            EXPECT_STREQ(st.algorithm, ("tuna:radix=" + std::to_string(ceil_sqrt(P))).c_str()) << spec;
+            EXPECT_STREQ(st.algorithm, ("tuna:radix=" + std::to_string(a2a::detail::schedule::ceil_sqrt(P))).c_str()) << spec;
             continue;
           }
           const int used = std::max(2, std::min(r, std::max(Q, 2)));

@@ -1,8 +1,6 @@
 // Every uniform algorithm on real MPI: counts {0, 1, 3, 1000}, contiguous and
 // strided datatype pairs, MPI_IN_PLACE, reversed and split communicators,
 // exact K and D, untouched gaps and send buffers, user traffic isolation.
-#include <sys/mman.h>
-
 #include <algorithm>
 
 #include "harness.hpp"
@@ -166,13 +164,10 @@ TEST(Uniform, OffsetsBeyondTwoGiB) {
   MPI_Type_commit(&spread);
   const size_t span = static_cast<size_t>(P * count * extent);
   ASSERT_GT(span, size_t{1} << 31);
-  auto map = [span] {
-    return static_cast<char*>(mmap(nullptr, span, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0));
-  };
-  char* sbuf = map();
-  char* rbuf = map();
-  ASSERT_NE(sbuf, MAP_FAILED);
-  ASSERT_NE(rbuf, MAP_FAILED);
+  char* sbuf = map_sparse(span);
+  char* rbuf = map_sparse(span);
+  ASSERT_NE(sbuf, nullptr);
+  ASSERT_NE(rbuf, nullptr);
   for (int d = 0; d < P; ++d)
     for (long long j = 0; j < count; ++j) *reinterpret_cast<int*>(sbuf + (d * count + j) * extent) = encode(rank, d, j);
   for (const char* spec : {"spread-out", "bruck-basic", "bruck-zero-copy", "tra:radix=auto", "native"}) {
