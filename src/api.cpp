@@ -11,7 +11,6 @@
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
 #include "core/datatype.hpp"
-#include "nonuniform/padding.hpp"
 #include "select/registry.hpp"
 
 namespace a2a::detail {

@@ -15,7 +15,6 @@
 // bytes (pack/transpose and landing) plus the two TRA phases'.
 #include <cstdio>
 
-#include "nonuniform/padding.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
 #include "uniform/uniform.hpp"

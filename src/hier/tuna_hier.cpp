@@ -19,7 +19,6 @@
 #include <cstdio>
 #include <numeric>
 
-#include "nonuniform/padding.hpp"
 #include "nonuniform/two_phase.hpp"
 #include "schedule/hier.hpp"
 #include "uniform/uniform.hpp"

@@ -7,10 +7,6 @@
 
 namespace a2a::detail {
 
-// Returned by an algorithm that cannot run this call: the API runs the
-// fallback named by the registry instead (and the stats say so).
-constexpr int kFallback = -1;
-
 struct Padded {
   char* send = nullptr;
   char* recv = nullptr;

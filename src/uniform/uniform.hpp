@@ -15,6 +15,10 @@
 
 namespace a2a::detail {
 
+// Returned by an algorithm that cannot run this call (from values every rank
+// shares): the API runs the registry's fallback instead, and the stats say so.
+constexpr int kFallback = -1;
+
 // memcpy, but a zero-byte copy may name buffers that were never allocated.
 inline void copy_bytes(void* to, const void* from, size_t bytes) {
   if (bytes > 0) std::memcpy(to, from, bytes);
