@@ -159,7 +159,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;  // the library's schedule is hidden
     st.blocks_sent = P - 1;
     st.bytes_sent = (P - 1) * bs;
-    return MPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ctx->comm);
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, ctx->comm);
   }
 
   const size_t nbytes = static_cast<size_t>(bs);
@@ -279,7 +279,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     for (int i = 0; i < P; ++i)
       if (i != me) st.bytes_sent += sbytes[i];
-    return MPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
+    return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, ctx->comm);
   }
 
   static char nothing = 0;  // stands in for a null buffer of a rank with no data

@@ -59,7 +59,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
     }
   }
   // What arrives from each node-mate: one size exchange inside the node.
-  int rc = MPI_Alltoall(gbytes.data(), 1, MPI_LONG_LONG, rbytes.data(), 1, MPI_LONG_LONG, node_ctx->comm);
+  int rc = PMPI_Alltoall(gbytes.data(), 1, MPI_LONG_LONG, rbytes.data(), 1, MPI_LONG_LONG, node_ctx->comm);
   if (rc != MPI_SUCCESS) return rc;
   c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * (Q - 1);
   std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});

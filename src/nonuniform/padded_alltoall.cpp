@@ -18,7 +18,7 @@ int padded_alltoall(const VarCall& c, const Params&) {
   int rc = make_bytes_type(padded.M, &block);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&block);
   if (rc != MPI_SUCCESS) return rc;
-  rc = MPI_Alltoall(padded.send, 1, block, padded.recv, 1, block, c.comm());
+  rc = PMPI_Alltoall(padded.send, 1, block, padded.recv, 1, block, c.comm());
   MPI_Type_free(&block);
   if (rc != MPI_SUCCESS) return rc;
   c.stats.blocks_sent = c.P() - 1;

@@ -1,0 +1,78 @@
+/* An unchanged MPI application: MPI_Alltoall and MPI_Alltoallv with data
+ * encoding (source, destination, index), checked on arrival.  Built twice:
+ * linked with liba2a_pmpi, and plain (the shim comes by LD_PRELOAD).  When
+ * a2a is underneath, A2A_Last_stats (found with dlsym, the application needs
+ * no a2a header) must name the algorithm the environment asked for. */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  char algorithm[128];
+  long long rest[9];
+} Stats;
+
+static int value(int src, int dst, int j) { return (src * 64 + dst) * 1000 + j; }
+
+/* 1 when a2a ran the collective with the algorithm named in `env`. */
+static int ran(const char* env) {
+  int (*last)(Stats*) = NULL;
+  *(void**)(&last) = dlsym(RTLD_DEFAULT, "A2A_Last_stats"); /* POSIX's way to a function pointer */
+  const char* want = getenv(env);
+  Stats st;
+  if (!last || !want) return 0;
+  memset(&st, 0, sizeof st);
+  last(&st);
+  if (strcmp(want, "auto") == 0) return st.algorithm[0] != '\0'; /* whatever auto chose */
+  return strncmp(st.algorithm, want, strcspn(want, ":")) == 0;
+}
+
+int main(int argc, char** argv) {
+  MPI_Init(&argc, &argv);
+  int rank, P, bad = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const int n = 5;
+  int* s = malloc(sizeof(int) * n * P);
+  int* r = malloc(sizeof(int) * n * P);
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < n; ++j) s[d * n + j] = value(rank, d, j);
+  MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, MPI_COMM_WORLD);
+  for (int src = 0; src < P; ++src)
+    for (int j = 0; j < n; ++j) bad += r[src * n + j] != value(src, rank, j);
+  const int a2a_alltoall = ran("A2A_ALLTOALL");
+
+  /* alltoallv: rank s sends (s + d) % 4 ints to d, blocks in reverse order. */
+  int *sc = malloc(sizeof(int) * P), *sd = malloc(sizeof(int) * P), *rc = malloc(sizeof(int) * P),
+      *rd = malloc(sizeof(int) * P);
+  int so = 0, ro = 0;
+  for (int i = P - 1; i >= 0; --i) {
+    sc[i] = (rank + i) % 4;
+    sd[i] = so;
+    so += sc[i];
+    rc[i] = (i + rank) % 4;
+    rd[i] = ro;
+    ro += rc[i];
+  }
+  int* sv = malloc(sizeof(int) * (so + 1));
+  int* rv = malloc(sizeof(int) * (ro + 1));
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) sv[sd[d] + j] = value(rank, d, j);
+  MPI_Alltoallv(sv, sc, sd, MPI_INT, rv, rc, rd, MPI_INT, MPI_COMM_WORLD);
+  for (int src = 0; src < P; ++src)
+    for (int j = 0; j < rc[src]; ++j) bad += rv[rd[src] + j] != value(src, rank, j);
+  const int a2a_alltoallv = ran("A2A_ALLTOALLV");
+
+  int expect_a2a = getenv("CLIENT_EXPECT_A2A") != NULL;
+  if (expect_a2a && (!a2a_alltoall || !a2a_alltoallv)) bad += 1000000;
+  MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    printf("client: P=%d alltoall via %s, alltoallv via %s: %s\n", P, a2a_alltoall ? "a2a" : "MPI",
+           a2a_alltoallv ? "a2a" : "MPI", bad ? "WRONG" : "ok");
+  free(s), free(r), free(sc), free(sd), free(rc), free(rd), free(sv), free(rv);
+  MPI_Finalize();
+  return bad != 0;
+}
