@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages a2a builds, tests and plots with (only the
 # missing ones; apt-get update only when something is missing).
 set -euo pipefail
-pkgs=(cmake g++ make pkg-config libopenmpi-dev openmpi-bin libgtest-dev libcli11-dev nlohmann-json3-dev
+pkgs=(cmake g++ gfortran make pkg-config libopenmpi-dev openmpi-bin libgtest-dev libcli11-dev nlohmann-json3-dev
       python3 python3-matplotlib)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

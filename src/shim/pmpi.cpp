@@ -1,4 +1,5 @@
-// The PMPI drop-in library, liba2a_pmpi.so: applications run unchanged with
+// The PMPI drop-in library, liba2a_pmpi.so: C and Fortran applications run
+// unchanged with
 //   mpirun -x LD_PRELOAD=/path/liba2a_pmpi.so -x A2A_ALLTOALL=tra ./app
 // (or linked before the MPI library).  MPI_Alltoall and MPI_Alltoallv run
 // the algorithm of A2A_ALLTOALL / A2A_ALLTOALLV (default auto) with MPI's
@@ -8,6 +9,8 @@
 // call.  The library's own collectives are reached through PMPI, so "native"
 // never recurses into the shim.
 #include <mpi.h>
+
+#include <dlfcn.h>
 
 #include <cstdlib>
 
@@ -53,3 +56,74 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   return report(comm, A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                     comm, nullptr));
 }
+
+// Fortran: the MPI library's Fortran bindings call PMPI_ directly, so the
+// shim provides them too (mpif.h / `use mpi` under every name mangling, and
+// `use mpi_f08`, whose Open MPI entry points take the same arguments).  The
+// Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of the MPI library's
+// own sentinels, looked up once by name.
+
+namespace {
+
+const void* fortran_sentinel(const char* const* names) {
+  for (const char* const* n = names; *n; ++n)
+    if (const void* p = dlsym(RTLD_DEFAULT, *n)) return p;
+  return nullptr;
+}
+
+const void* fortran_buffer(const void* buf) {
+  static const char* const in_place_names[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "MPI_FORTRAN_IN_PLACE",
+                                               "mpi_fortran_in_place__", "mpifcmb5_", "MPIFCMB5", nullptr};
+  static const char* const bottom_names[] = {"mpi_fortran_bottom_", "mpi_fortran_bottom", "MPI_FORTRAN_BOTTOM",
+                                             "mpi_fortran_bottom__", "mpifcmb4_", "MPIFCMB4", nullptr};
+  static const void* const in_place = fortran_sentinel(in_place_names);
+  static const void* const bottom = fortran_sentinel(bottom_names);
+  if (buf && buf == in_place) return MPI_IN_PLACE;
+  if (buf && buf == bottom) return MPI_BOTTOM;
+  return buf;
+}
+
+void fortran_alltoall(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,
+                      const MPI_Fint* rt, const MPI_Fint* comm, MPI_Fint* ierr) {
+  const int rc_ = MPI_Alltoall(fortran_buffer(sb), *sc, MPI_Type_f2c(*st), const_cast<void*>(fortran_buffer(rb)), *rc,
+                               MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm));
+  if (ierr) *ierr = rc_;
+}
+
+void fortran_alltoallv(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,
+                       const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,
+                       MPI_Fint* ierr) {
+  static_assert(sizeof(MPI_Fint) == sizeof(int), "Fortran INTEGER counts are read as C int");
+  const int rc_ = MPI_Alltoallv(fortran_buffer(sb), reinterpret_cast<const int*>(sc), reinterpret_cast<const int*>(sd),
+                                MPI_Type_f2c(*st), const_cast<void*>(fortran_buffer(rb)),
+                                reinterpret_cast<const int*>(rc), reinterpret_cast<const int*>(rd), MPI_Type_f2c(*rt),
+                                MPI_Comm_f2c(*comm));
+  if (ierr) *ierr = rc_;
+}
+
+}  // namespace
+
+#define A2A_FORTRAN_ALLTOALL(name)                                                                        \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc, \
+                       const MPI_Fint* rt, const MPI_Fint* comm, MPI_Fint* ierr) {                          \
+    fortran_alltoall(sb, sc, st, rb, rc, rt, comm, ierr);                                                   \
+  }
+#define A2A_FORTRAN_ALLTOALLV(name)                                                                          \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,   \
+                       const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,       \
+                       MPI_Fint* ierr) {                                                                       \
+    fortran_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);                                             \
+  }
+
+A2A_FORTRAN_ALLTOALL(mpi_alltoall)
+A2A_FORTRAN_ALLTOALL(mpi_alltoall_)
+A2A_FORTRAN_ALLTOALL(mpi_alltoall__)
+A2A_FORTRAN_ALLTOALL(MPI_ALLTOALL)
+A2A_FORTRAN_ALLTOALL(mpi_alltoall_f08)
+A2A_FORTRAN_ALLTOALL(mpi_alltoall_f08_)
+A2A_FORTRAN_ALLTOALLV(mpi_alltoallv)
+A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_)
+A2A_FORTRAN_ALLTOALLV(mpi_alltoallv__)
+A2A_FORTRAN_ALLTOALLV(MPI_ALLTOALLV)
+A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08)
+A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
