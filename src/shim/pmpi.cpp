@@ -4,7 +4,8 @@
 // (or linked before the MPI library).  MPI_Alltoall and MPI_Alltoallv run
 // the algorithm of A2A_ALLTOALL / A2A_ALLTOALLV (default auto) with MPI's
 // own error semantics: argument checks stay local (A2A_ERROR_CHECK=local
-// unless set), and an error goes to the communicator's error handler.  What
+// unless set), and an error goes to the communicator's error handler.
+// A2A_VERBOSE=1 prints what it served per communicator at MPI_Finalize.  What
 // a2a does not serve, intercommunicators, goes to the MPI library's PMPI
 // call.  The library's own collectives are reached through PMPI, so "native"
 // never recurses into the shim.
@@ -12,7 +13,11 @@
 
 #include <dlfcn.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <map>
+#include <mutex>
+#include <string>
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
@@ -26,6 +31,43 @@ void shim_defaults() {
     return true;
   }();
   (void)once;
+}
+
+// A2A_VERBOSE=1: per communicator, what the shim served, printed at
+// MPI_Finalize by world rank 0 (its own view of each communicator).
+struct Served {
+  long long calls = 0, bytes = 0;
+  double seconds = 0;
+  std::map<std::string, long long> algorithms;
+};
+std::mutex served_lock;
+std::map<MPI_Comm, Served>& served() {
+  static std::map<MPI_Comm, Served> s;
+  return s;
+}
+bool verbose() {
+  static const bool v = [] {
+    const char* e = std::getenv("A2A_VERBOSE");
+    return e && *e && std::string(e) != "0";
+  }();
+  return v;
+}
+
+template <class F>
+int served_call(MPI_Comm comm, F&& call) {
+  if (!verbose()) return call();
+  const double t0 = PMPI_Wtime();
+  const int rc = call();
+  const double dt = PMPI_Wtime() - t0;
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  std::lock_guard<std::mutex> guard(served_lock);
+  Served& s = served()[comm];
+  ++s.calls;
+  s.bytes += st.bytes_sent > 0 ? st.bytes_sent : 0;
+  s.seconds += dt;
+  ++s.algorithms[st.algorithm];
+  return rc;
 }
 
 bool inter(MPI_Comm comm) {
@@ -44,7 +86,9 @@ extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm) {
   if (inter(comm)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
   shim_defaults();
-  return report(comm, A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
+  return report(comm, served_call(comm, [&] {
+                  return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+                }));
 }
 
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -53,8 +97,25 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   if (inter(comm))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   shim_defaults();
-  return report(comm, A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                    comm, nullptr));
+  return report(comm, served_call(comm, [&] {
+                  return A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                       comm, nullptr);
+                }));
+}
+
+extern "C" int MPI_Finalize(void) {
+  int rank = 0;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (verbose() && rank == 0) {
+    std::lock_guard<std::mutex> guard(served_lock);
+    for (const auto& [comm, s] : served()) {
+      std::fprintf(stderr, "a2a shim: communicator %s: %lld calls, %lld bytes sent by rank 0, %.6f s;",
+                   comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "(derived)", s.calls, s.bytes, s.seconds);
+      for (const auto& [alg, n] : s.algorithms) std::fprintf(stderr, " %s x%lld", alg.c_str(), n);
+      std::fprintf(stderr, "\n");
+    }
+  }
+  return PMPI_Finalize();
 }
 
 // Fortran: the MPI library's Fortran bindings call PMPI_ directly, so the
