@@ -40,6 +40,18 @@ std::vector<int> node_sizes_from_env(int P, std::vector<int>& node_of) {
   for (int n : node_of) ++sizes[n];
   return sizes;
 }
+// The environment's layout as the tests see it: N nodes, the first of Q ranks.
+struct EnvLayout {
+  std::vector<int> node_of, sizes;
+  int N, Q;
+  bool equal;
+  explicit EnvLayout(int P) : sizes(node_sizes_from_env(P, node_of)) {
+    N = static_cast<int>(sizes.size());
+    Q = sizes[0];
+    equal = std::all_of(sizes.begin(), sizes.end(), [this](int q) { return q == Q; });
+  }
+};
+
 }  // namespace
 
 TEST(Topology, LayoutMatchesTheEnvironment) {
@@ -106,10 +118,9 @@ TEST(Topology, Tra2EveryRadixPair) {
   using namespace a2a::test;
   int rank;
   const int P = world(&rank);
-  std::vector<int> node_of;
-  const auto sizes = node_sizes_from_env(P, node_of);
-  const int N = static_cast<int>(sizes.size()), Q = sizes[0];
-  const bool equal = std::all_of(sizes.begin(), sizes.end(), [Q](int q) { return q == Q; });
+  const EnvLayout env(P);
+  const int N = env.N, Q = env.Q;
+  const bool equal = env.equal;
   std::vector<std::pair<int, int>> radices = {{0, 0}};  // 0: auto
   for (int r1 = 2; r1 <= Q + 1; ++r1)
     for (int r2 = 2; r2 <= N + 1; ++r2) radices.emplace_back(r1, r2);
@@ -157,10 +168,9 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
   using a2a::test::encode;
   int rank;
   const int P = world(&rank);
-  std::vector<int> node_of;
-  const auto sizes = node_sizes_from_env(P, node_of);
-  const int N = static_cast<int>(sizes.size()), Q = sizes[0];
-  const bool equal = std::all_of(sizes.begin(), sizes.end(), [Q](int q) { return q == Q; });
+  const EnvLayout env(P);
+  const int N = env.N, Q = env.Q;
+  const bool equal = env.equal;
   for (bool zeros : {false, true}) {
     auto count = [zeros](int src, int dst) { return (src * 7 + dst * 3) % 5 + (zeros ? 0 : 1); };
     std::vector<int> sc(P), sd(P), rc(P), rd(P);
