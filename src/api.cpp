@@ -110,8 +110,14 @@ int start(MPI_Comm comm, CommContext*& ctx) {
   return rc;
 }
 
+// run: a normal call.  validate: checks, agreement and choice only (a plan's
+// init).  prechecked: a plan's start, whose arguments init has checked and
+// agreed, so no agreement round.
+enum class Mode { run, validate, prechecked };
+
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
-             MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, Stats& st, std::string& msg) {
+             MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, Stats& st, std::string& msg,
+             Mode mode = Mode::run) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
   track_nodes(*ctx, st);
@@ -145,7 +151,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
     msg = choice->error;
   }
   bool differ = false;
-  err = agree(*ctx, err, bs, differ);
+  if (mode != Mode::prechecked) err = agree(*ctx, err, bs, differ);
   if (err == MPI_SUCCESS && differ) {
     msg = "a2a: ranks disagree on the block size";
     err = MPI_ERR_TYPE;
@@ -153,7 +159,7 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
   if (err != MPI_SUCCESS) return failed(err, msg);
   const Resolved& res = choice->res;
   name_algorithm(st, res.canonical);
-  if (bs == 0) return MPI_SUCCESS;
+  if (bs == 0 || mode == Mode::validate) return MPI_SUCCESS;
 
   if (!res.info->uniform) {  // native
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;  // the library's schedule is hidden
@@ -218,7 +224,7 @@ bool gap_free(const TypeInfo& t, const int counts[], int P) {
 
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
               const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-              const char* algorithm, Stats& st, std::string& msg) {
+              const char* algorithm, Stats& st, std::string& msg, Mode mode = Mode::run) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
   track_nodes(*ctx, st);
@@ -265,7 +271,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   // The agreement allreduce also yields the global largest block, which the
   // padded and two-phase algorithms need anyway.
   long long global_max = -1;
-  if (agree_on_errors()) {
+  if (agree_on_errors() && mode != Mode::prechecked) {
     long long v[2] = {err, largest};
     if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx->comm)) return rc;
     err = static_cast<int>(v[0]);
@@ -274,6 +280,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   if (err != MPI_SUCCESS) return failed(err, msg);
   const AlgorithmInfo* info = choice->res.info;
   name_algorithm(st, choice->res.canonical);
+  if (mode == Mode::validate) return MPI_SUCCESS;
 
   if (!info->varying) {  // native
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
@@ -354,6 +361,24 @@ int record(F&& body) {
 }  // namespace
 }  // namespace a2a::detail
 
+// A persistent call: the arguments (which, as for MPI's persistent
+// collectives, must stay valid and unchanged until the plan is freed) and the
+// algorithm init resolved and agreed on.
+struct A2A_Plan_s {
+  bool v = false;
+  const void* sendbuf;
+  int sendcount;
+  const int *sendcounts, *sdispls;
+  MPI_Datatype sendtype;
+  void* recvbuf;
+  int recvcount;
+  const int *recvcounts, *rdispls;
+  MPI_Datatype recvtype;
+  MPI_Comm comm;
+  std::string algorithm;
+};
+
+using a2a::detail::Mode;
 using a2a::detail::Stats;
 
 extern "C" int A2A_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -404,4 +429,57 @@ std::string a2a::layout(MPI_Comm comm) {
   a2a::detail::CommContext* ctx = nullptr;
   if (a2a::detail::get_context(comm, ctx) != MPI_SUCCESS) return "unknown";
   return ctx->topology.describe();
+}
+
+extern "C" int A2A_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm,
+                                 A2A_Plan* plan) {
+  if (!plan) return MPI_ERR_ARG;
+  *plan = nullptr;
+  const int rc = a2a::detail::record([&](Stats& st, std::string& msg) {
+    return a2a::detail::alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm, st, msg,
+                                 Mode::validate);
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  *plan = new A2A_Plan_s{false,   sendbuf, sendcount, nullptr, nullptr, sendtype, recvbuf, recvcount,
+                         nullptr, nullptr, recvtype,  comm,    st.algorithm};
+  return MPI_SUCCESS;
+}
+
+extern "C" int A2A_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, A2A_Plan* plan) {
+  if (!plan) return MPI_ERR_ARG;
+  *plan = nullptr;
+  const int rc = a2a::detail::record([&](Stats& st, std::string& msg) {
+    return a2a::detail::alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                  algorithm, st, msg, Mode::validate);
+  });
+  if (rc != MPI_SUCCESS) return rc;
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  *plan = new A2A_Plan_s{true,       sendbuf, 0,       sendcounts, sdispls, sendtype, recvbuf, 0,
+                         recvcounts, rdispls, recvtype, comm,       st.algorithm};
+  return MPI_SUCCESS;
+}
+
+extern "C" int A2A_Start(A2A_Plan plan) {
+  if (!plan) return MPI_ERR_ARG;
+  const A2A_Plan_s& p = *plan;
+  return a2a::detail::record([&](Stats& st, std::string& msg) {
+    if (p.v)
+      return a2a::detail::alltoallv(p.sendbuf, p.sendcounts, p.sdispls, p.sendtype, p.recvbuf, p.recvcounts,
+                                    p.rdispls, p.recvtype, p.comm, p.algorithm.c_str(), st, msg, Mode::prechecked);
+    return a2a::detail::alltoall(p.sendbuf, p.sendcount, p.sendtype, p.recvbuf, p.recvcount, p.recvtype, p.comm,
+                                 p.algorithm.c_str(), st, msg, Mode::prechecked);
+  });
+}
+
+extern "C" int A2A_Plan_free(A2A_Plan* plan) {
+  if (!plan) return MPI_ERR_ARG;
+  delete *plan;
+  *plan = nullptr;
+  return MPI_SUCCESS;
 }

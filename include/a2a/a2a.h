@@ -34,7 +34,24 @@ int A2A_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                   MPI_Comm comm, const char *algorithm);
 
-/* This rank's statistics of its last A2A_Alltoall / A2A_Alltoallv call. */
+/* Persistent calls, in the shape of MPI-4's persistent collectives: init
+ * checks the arguments, agrees on them across ranks and resolves the
+ * algorithm once (collective); each A2A_Start then runs the exchange on the
+ * buffers' current contents without any of that (blocking, collective).  The
+ * buffers and count/displacement arrays must stay valid and unchanged in
+ * shape until A2A_Plan_free, and the communicator alive. */
+typedef struct A2A_Plan_s *A2A_Plan;
+int A2A_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                      void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                      MPI_Comm comm, const char *algorithm, A2A_Plan *plan);
+int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                       void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                       MPI_Comm comm, const char *algorithm, A2A_Plan *plan);
+int A2A_Start(A2A_Plan plan);
+int A2A_Plan_free(A2A_Plan *plan);
+
+/* This rank's statistics of its last A2A_Alltoall / A2A_Alltoallv call
+ * (or A2A_Start). */
 int A2A_Last_stats(A2A_Stats *stats);
 
 #ifdef __cplusplus

@@ -1,0 +1,117 @@
+// Persistent plans: init once, start many times on changing data; the same
+// results and counts as plain calls; errors at init reach every rank.
+#include "harness.hpp"
+
+using namespace a2a::test;
+
+namespace {
+int size_and_rank(int& rank) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  return P;
+}
+int value(int src, int dst, int j, int it) { return encode(src, dst, j) + it * 7919; }
+}  // namespace
+
+TEST(Plans, AlltoallStartsSeeCurrentData) {
+  int rank;
+  const int P = size_and_rank(rank);
+  const int n = 4;
+  std::vector<int> s(n * P), r(n * P);
+  for (const char* spec : {"spread-out", "tra:radix=3", "bruck-zero-copy:dt=1", "factor", "auto", "native"}) {
+    A2A_Plan plan = nullptr;
+    ASSERT_EQ(A2A_Alltoall_init(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, spec, &plan), MPI_SUCCESS)
+        << spec;
+    ASSERT_NE(plan, nullptr);
+    for (int it = 0; it < 3; ++it) {
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < n; ++j) s[n * d + j] = value(rank, d, j, it);
+      std::fill(r.begin(), r.end(), -1);
+      ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS) << spec;
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < n; ++j) wrong += r[n * src + j] != value(src, rank, j, it);
+      EXPECT_EQ(wrong, 0) << spec << " start " << it;
+    }
+    A2A_Stats planned, plain;
+    A2A_Last_stats(&planned);
+    ASSERT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, spec), MPI_SUCCESS);
+    A2A_Last_stats(&plain);
+    EXPECT_STREQ(planned.algorithm, plain.algorithm) << spec;
+    EXPECT_EQ(planned.rounds, plain.rounds) << spec;
+    EXPECT_EQ(planned.blocks_sent, plain.blocks_sent) << spec;
+    EXPECT_EQ(A2A_Plan_free(&plan), MPI_SUCCESS);
+    EXPECT_EQ(plan, nullptr);
+  }
+}
+
+TEST(Plans, AlltoallInPlaceWithStridedType) {
+  int rank;
+  const int P = size_and_rank(rank);
+  const Layout& l = strided_layout();
+  Buffer buf(l, 2LL * P);
+  A2A_Plan plan = nullptr;
+  ASSERT_EQ(A2A_Alltoall_init(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, buf.data(), 2, l.type, MPI_COMM_WORLD,
+                              "tra:radix=2", &plan),
+            MPI_SUCCESS);
+  for (int it = 0; it < 2; ++it) {
+    std::fill(buf.bytes.begin(), buf.bytes.end(), Buffer::kUntouched);
+    fill_send(buf, 2, rank, P);
+    ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS);
+    check_recv(buf, 2, rank, P, "in-place plan");
+  }
+  A2A_Plan_free(&plan);
+}
+
+TEST(Plans, AlltoallvStarts) {
+  int rank;
+  const int P = size_and_rank(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int so = 0, ro = 0;
+  for (int i = P - 1; i >= 0; --i) {  // reversed blocks with one-int gaps
+    sc[i] = (rank + 2 * i) % 4;
+    sd[i] = ++so;
+    so += sc[i];
+    rc[i] = (i + 2 * rank) % 4;
+    rd[i] = ++ro;
+    ro += rc[i];
+  }
+  std::vector<int> s(so + 1), r(ro + 1);
+  for (const char* spec : {"tuna:radix=2", "two-phase-bruck", "padded-bruck", "clustered", "native"}) {
+    A2A_Plan plan = nullptr;
+    ASSERT_EQ(A2A_Alltoallv_init(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                                 MPI_COMM_WORLD, spec, &plan),
+              MPI_SUCCESS)
+        << spec;
+    for (int it = 0; it < 2; ++it) {
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, it);
+      std::fill(r.begin(), r.end(), -1);
+      ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS) << spec;
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, it);
+      EXPECT_EQ(wrong, 0) << spec << " start " << it;
+    }
+    A2A_Plan_free(&plan);
+  }
+}
+
+TEST(Plans, ErrorsAtInitReachEveryRank) {
+  int rank;
+  const int P = size_and_rank(rank);
+  std::vector<int> s(P), r(P);
+  A2A_Plan plan = reinterpret_cast<A2A_Plan>(&s);  // must be reset on failure
+  const int rc = A2A_Alltoall_init(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, MPI_COMM_WORLD,
+                                   rank == 0 ? "nosuch" : "tra", &plan);
+  int cls = MPI_SUCCESS, lo = rc, hi = rc;
+  MPI_Error_class(rc, &cls);
+  MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  EXPECT_EQ(cls, MPI_ERR_ARG);
+  EXPECT_EQ(lo, hi);
+  EXPECT_EQ(plan, nullptr);
+  EXPECT_EQ(A2A_Start(nullptr), MPI_ERR_ARG);
+  EXPECT_EQ(A2A_Plan_free(nullptr), MPI_ERR_ARG);
+}
