@@ -27,7 +27,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
       {"tra2", Collective::alltoall, "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
-       {{"radix-intra", "auto", "2..Q; auto = ceil(sqrt(Q))"}, {"radix-inter", "auto", "2..N; auto = N"}}, tra2,
+       {{"radix-intra", "auto", "2..Q; auto = ceil(sqrt(Q))", true}, {"radix-inter", "auto", "2..N; auto = N", true}}, tra2,
        nullptr, "tra"},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor},
@@ -49,7 +49,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        {}, nullptr, two_phase_bruck},
       {"tuna-hier", Collective::alltoallv, "TuNA inside each node, then the nodes exchange scattered",
        {{"variant", "coalesced", "coalesced (one message per node) or staggered (one per block)"},
-        {"radix", "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))"},
+        {"radix", "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))", true},
         {"block", "32", "inter-node requests in flight per batch"}},
        nullptr, tuna_hier, "tuna"},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
@@ -140,7 +140,15 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
     long long v = 0;
     const std::string key = p.key;
     std::string shown = value;
-    if (key == "radix" && spec.name != "tuna-hier") {
+    if (p.by_layout) {
+      // Resolved by the algorithm against the node layout (0 = auto).
+      if (value != "auto" && (!parse_int(value, v) || v < 2)) {
+        error = "a2a: " + key + " must be an integer >= 2 or auto, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      (key == "radix-inter" ? out.params.radix_inter : out.params.radix_intra) =
+          static_cast<int>(std::min<long long>(v, 1 << 30));
+    } else if (key == "radix") {
       if (value == "auto") v = schedule::ceil_sqrt(P);
       else if (!parse_int(value, v) || v < 2) {
         error = "a2a: radix must be an integer >= 2 or auto, got '" + value + "'";
@@ -155,14 +163,6 @@ int resolve(Collective coll, const std::string& text, int P, long long block_byt
         return MPI_ERR_ARG;
       }
       out.params.staggered = value == "staggered";
-    } else if (key == "radix-intra" || key == "radix-inter" || (key == "radix" && spec.name == "tuna-hier")) {
-      // Resolved by the algorithm against the node layout (0 = auto).
-      if (value != "auto" && (!parse_int(value, v) || v < 2)) {
-        error = "a2a: " + key + " must be an integer >= 2 or auto, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      (key == "radix-inter" ? out.params.radix_inter : out.params.radix_intra) =
-          static_cast<int>(std::min<long long>(v, 1 << 30));
     } else if (key == "block") {
       if (!parse_int(value, v) || v < 1 || v > (1 << 30)) {
         error = "a2a: block must be a positive integer, got '" + value + "'";

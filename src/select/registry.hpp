@@ -12,6 +12,7 @@ struct ParamInfo {
   const char* key;
   const char* fallback;  // default value
   const char* help;
+  bool by_layout = false;  // a radix the algorithm resolves against the node layout ("auto" = 0)
 };
 
 enum class Collective { alltoall, alltoallv };
