@@ -76,6 +76,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   }();
   if (rc != MPI_SUCCESS) return rc;
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
+  int err = MPI_SUCCESS;
 
   // arrived[qs] = sizes of the blocks from (n, qs) to (m, q), then the blocks.
   std::vector<const char*> part(static_cast<size_t>(N) * Q);  // [m][qs] -> bytes for (m, q) from (n, qs)
@@ -93,8 +94,11 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   }
   for (int qs = 0; qs < Q; ++qs) {  // the own node's blocks are final now
     const int src = topo.ranks[n][qs];
-    if (part_bytes[static_cast<size_t>(n) * Q + qs] != c.rbytes[src]) return MPI_ERR_TRUNCATE;
-    copy_bytes(c.recv_block(src), part[static_cast<size_t>(n) * Q + qs], c.recv_bytes(src));
+    const size_t got = static_cast<size_t>(part_bytes[static_cast<size_t>(n) * Q + qs]);
+    // Report a size mismatch at the end: returning now would leave the other
+    // ranks waiting in the inter-node phase (the two-phase engine does the same).
+    if (got != c.recv_bytes(src) && err == MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
+    copy_bytes(c.recv_block(src), part[static_cast<size_t>(n) * Q + qs], std::min(got, c.recv_bytes(src)));
   }
 
   // Inter-node: with node n + i (i = 1..N-1), messages in batches of `block`.
@@ -161,7 +165,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       off += c.recv_bytes(src);
     }
   }
-  return MPI_SUCCESS;
+  return err;
 }
 
 }  // namespace a2a::detail
