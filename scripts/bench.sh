@@ -1,34 +1,76 @@
 #!/usr/bin/env bash
-# The main job: builds a2a and benchmarks every algorithm against the MPI
-# library's own MPI_Alltoall at P = 4, 8 and 16 on this machine, printing the
-# tables and writing results/bench-p{4,8,16}.csv and results/bench.png; then
-# A2A_Alltoallv against MPI_Alltoallv at P = 8 (results/bench-v-p8.csv); then
-# the node-aware algorithms at P = 16 on virtual nodes (results/bench-*p16-a2a-node-*.csv).
+# The main job, on this machine: tune, then bench and plot.
+#  1. `a2a tune` at P = 4, 8, 16 writes results/tuning.json (alltoall, and
+#     alltoallv on uniform and power-law workloads, 16 B .. 256 KiB).
+#  2. `a2a bench`, every algorithm against MPI_Alltoall at P = 4, 8, 16
+#     (results/bench-p*.csv), A2A_Alltoallv against MPI_Alltoallv at P = 8,
+#     the node-aware algorithms at P = 16 on virtual nodes, and radix sweeps
+#     (results/sweep-*.csv); auto rows use the tuning file.
+#  3. auto against the best fixed algorithm, P = 4, 8, 16, 16 B .. 256 KiB,
+#     uniform and non-uniform, once with the tuning file and once with the
+#     cost model alone (results/auto-vs-best.md).
+#  4. `a2a plot` draws docs/*.png from those CSVs.
 # a2a rows run with A2A_ERROR_CHECK=local (no per-call agreement, as MPI);
-# the agree/auto row prices the default mode.  Extra arguments go to
-# `a2a bench` (e.g. -m 16:1024 -i 100).
+# the agree/auto row prices the default mode.  Compare ratios within one
+# run: 2 shared cores make absolute times noisy.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 source scripts/env.sh
 cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$(nproc)"
-mkdir -p results
+mkdir -p results docs
+a2a=build/a2a
+
+# 1. Tune.
+rm -f results/tuning.json
 for np in 4 8 16; do
-  mpirun -np "$np" build/a2a bench -m 16:65536 -i 100 -x 10 -c --error-check local --csv "results/bench-p$np.csv" "$@"
+  mpirun -np "$np" $a2a tune -m 16:262144 --merge -o results/tuning.json
 done
-# Node-aware algorithms against native and their flat counterparts at P = 16
-# on virtual nodes: four nodes of 4, and unequal nodes of 2, 3, 5, 6.
+export A2A_TUNING_FILE=$PWD/results/tuning.json
+run() { mpirun -x A2A_TUNING_FILE "$@"; }
+
+# 2. Bench.
+for np in 4 8 16; do
+  run -np "$np" $a2a bench -m 16:65536 -i 100 -x 10 -c --error-check local --csv "results/bench-p$np.csv"
+  run -np "$np" $a2a bench --sweep-radix -m 16:65536 -i 30 -x 3 -c --error-check local --csv "results/sweep-p$np.csv"
+done
+run -np 8 $a2a bench --collective alltoallv --workload uniform -m 16:16384 -i 100 -x 10 -c \
+  --error-check local --csv results/bench-v-p8.csv
+for np in 4 8 16; do
+  run -np "$np" $a2a bench --collective alltoallv --workload uniform --sweep-radix -m 16:16384 -i 30 -x 3 -c \
+    --error-check local --csv "results/sweep-v-p$np.csv"
+done
+# Node-aware algorithms on virtual nodes: four nodes of 4, and unequal nodes of 2, 3, 5, 6.
 for layout in "A2A_NODE_SIZE=4" "A2A_NODE_SIZES=2,3,5,6"; do
   name=$(echo "$layout" | tr -c 'A-Za-z0-9\n' '-' | tr 'A-Z' 'a-z')
-  env "$layout" mpirun -x "${layout%%=*}" -np 16 build/a2a bench -m 16:4096 -i 50 -x 5 -c --error-check local \
-    -a tra2 -a tra:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-p16-$name.csv" "$@"
-  env "$layout" mpirun -x "${layout%%=*}" -np 16 build/a2a bench --collective alltoallv --workload uniform \
+  env "$layout" mpirun -x "${layout%%=*}" -np 16 $a2a bench -m 16:4096 -i 50 -x 5 -c --error-check local \
+    -a tra2 -a tra:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-p16-$name.csv"
+  env "$layout" mpirun -x "${layout%%=*}" -np 16 $a2a bench --collective alltoallv --workload uniform \
     -m 16:4096 -i 50 -x 5 -c --error-check local -a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered \
-    -a tuna:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-v-p16-$name.csv" "$@"
+    -a tuna:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-v-p16-$name.csv"
 done
-# A2A_Alltoallv at P = 8, uniform workload with S = 16 B .. 16 KiB per block.
-mpirun -np 8 build/a2a bench --collective alltoallv --workload uniform -m 16:16384 -i 100 -x 10 -c \
-  --error-check local --csv results/bench-v-p8.csv "$@"
-# Debian's python3 (with python3-matplotlib), not whichever python3 is first on PATH.
-/usr/bin/python3 tools/plot_bench.py results/bench.png results/bench-p4.csv results/bench-p8.csv results/bench-p16.csv results/bench-v-p8.csv
+
+# 3. auto against the best fixed choice (same run), tuned and model-only.
+fixed=(-a linear -a spread-out -a scattered -a pairwise -a factor -a auto)
+for np in 4 8 16; do
+  for mode in tuned model; do
+    env_run=(run); [ $mode = model ] && env_run=(env -u A2A_TUNING_FILE mpirun)
+    "${env_run[@]}" -np "$np" $a2a bench --sweep-radix "${fixed[@]}" -a bruck-zero-rotation -m 16:262144 -i 20 -x 3 \
+      -c --error-check local --csv "results/avb-$mode-p$np.csv"
+    for w in uniform power-law; do
+      "${env_run[@]}" -np "$np" $a2a bench --collective alltoallv --workload $w --sweep-radix "${fixed[@]}" \
+        -a padded-bruck -a two-phase-bruck -m 16:262144 -i 20 -x 3 -c --error-check local \
+        --csv "results/avb-$mode-v-$w-p$np.csv"
+    done
+  done
+done
+/usr/bin/python3 tools/auto_vs_best.py \
+  tuned="$(ls results/avb-tuned-*.csv | paste -sd,)" model="$(ls results/avb-model-*.csv | paste -sd,)" \
+  | tee results/auto-vs-best.md
+
+# 4. Plot.
+$a2a plot --out docs results/bench-p4.csv results/bench-p8.csv results/bench-p16.csv results/bench-v-p8.csv \
+  results/sweep-p*.csv results/sweep-v-p*.csv
+/usr/bin/python3 tools/plot_bench.py results/bench.png results/bench-p4.csv results/bench-p8.csv \
+  results/bench-p16.csv results/bench-v-p8.csv

@@ -11,6 +11,7 @@
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
 #include "core/datatype.hpp"
+#include "select/auto.hpp"
 #include "select/registry.hpp"
 
 namespace a2a::detail {
@@ -157,7 +158,14 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
     err = MPI_ERR_TYPE;
   }
   if (err != MPI_SUCCESS) return failed(err, msg);
-  const Resolved& res = choice->res;
+  const Resolved* chosen = &choice->res;
+  if (!chosen->info) {  // auto: decided from values every rank shares
+    const AutoDecision* d = nullptr;
+    if (const int rc = resolve_auto(*ctx, Collective::alltoall, bs, bs, d, msg)) return rc;
+    chosen = &d->resolved;
+    st.decided_by = d->source;
+  }
+  const Resolved& res = *chosen;
   name_algorithm(st, res.canonical);
   if (bs == 0 || mode == Mode::validate) return MPI_SUCCESS;
 
@@ -214,6 +222,25 @@ struct VarSide {
   char* base;
 };
 
+// Allreduce over (error, largest block, bytes sent) triples: max, max, sum.
+void max_max_sum_fn(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const long long*>(in);
+  auto* b = static_cast<long long*>(inout);
+  for (int i = 0; i + 2 < *len; i += 3) {
+    b[i] = std::max(a[i], b[i]);
+    b[i + 1] = std::max(a[i + 1], b[i + 1]);
+    b[i + 2] += a[i + 2];
+  }
+}
+MPI_Op max_max_sum() {
+  static const MPI_Op op = [] {
+    MPI_Op o = MPI_OP_NULL;
+    MPI_Op_create(&max_max_sum_fn, 1, &o);
+    return o;
+  }();
+  return op;
+}
+
 bool gap_free(const TypeInfo& t, const int counts[], int P) {
   if (t.size != t.true_extent) return false;
   if (t.extent == t.size) return true;
@@ -262,24 +289,36 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       err = MPI_ERR_BUFFER;
     }
   }
-  const Choice* choice = nullptr;
+  const Choice& choice = choose(Collective::alltoallv, spec_text(algorithm, "A2A_ALLTOALLV"), P, -1);
+  const bool is_auto = choice.rc == MPI_SUCCESS && !choice.res.info;
   if (err == MPI_SUCCESS) {
-    choice = &choose(Collective::alltoallv, spec_text(algorithm, "A2A_ALLTOALLV"), P, -1);
-    err = choice->rc;
-    msg = choice->error;
+    err = choice.rc;
+    msg = choice.error;
   }
-  // The agreement allreduce also yields the global largest block, which the
-  // padded and two-phase algorithms need anyway.
-  long long global_max = -1;
-  if (agree_on_errors() && mode != Mode::prechecked) {
-    long long v[2] = {err, largest};
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx->comm)) return rc;
+  // One allreduce agrees on errors and yields the global largest block (the
+  // padded and two-phase algorithms need it) and the bytes sent by all ranks
+  // (auto decides on the global mean and maximum block).
+  long long global_max = -1, global_sent = 0;
+  if ((agree_on_errors() || is_auto) && mode != Mode::prechecked) {
+    long long sent = 0;
+    for (int i = 0; i < P; ++i) sent += sbytes[i];
+    long long v[3] = {err, largest, sent};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, max_max_sum(), ctx->comm)) return rc;
     err = static_cast<int>(v[0]);
     global_max = v[1];
+    global_sent = v[2];
   }
   if (err != MPI_SUCCESS) return failed(err, msg);
-  const AlgorithmInfo* info = choice->res.info;
-  name_algorithm(st, choice->res.canonical);
+  const Resolved* chosen = &choice.res;
+  if (is_auto) {
+    const AutoDecision* d = nullptr;
+    const long long mean = global_sent / (static_cast<long long>(P) * P);
+    if (const int rc = resolve_auto(*ctx, Collective::alltoallv, mean, global_max, d, msg)) return rc;
+    chosen = &d->resolved;
+    st.decided_by = d->source;
+  }
+  const AlgorithmInfo* info = chosen->info;
+  name_algorithm(st, chosen->canonical);
   if (mode == Mode::validate) return MPI_SUCCESS;
 
   if (!info->varying) {  // native
@@ -329,7 +368,7 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
     recv = ctx->scratch.get(Scratch::kPackedRecv, static_cast<size_t>(bytes), st);
   }
   VarCall call{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *ctx, st, global_max};
-  int rc = info->varying(call, choice->res.params);
+  int rc = info->varying(call, chosen->params);
   if (rc == kFallback) {  // decided from global values, so every rank falls back alike
     Resolved fallback;
     std::string ignored;
@@ -411,7 +450,14 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   stats->temp_bytes = s.temp_bytes;
   stats->inter_node_messages = s.inter_node_messages;
   stats->inter_node_bytes = s.inter_node_bytes;
+  std::strncpy(stats->decided_by, s.decided_by, sizeof stats->decided_by - 1);
   return MPI_SUCCESS;
+}
+
+std::string a2a::tuning_status() {
+  std::string status;
+  a2a::detail::process_tuning(&status);
+  return status;
 }
 
 std::string a2a::last_error_message() {

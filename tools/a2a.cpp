@@ -1,16 +1,23 @@
-// The `a2a` command: list the algorithms, print the TRA model, benchmark.
+// The `a2a` command: list the algorithms, print the TRA model, benchmark, plot.
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include <unistd.h>
 
 #include "hier/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
+#include "select/cost_model.hpp"
 #include "select/registry.hpp"
 
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp
+int run_tune(const std::vector<std::string>& args_for_tune);    // tune.cpp
 bool measure_alpha_beta(double& alpha, double& beta);              // model_measure.cpp
 
 namespace {
@@ -27,8 +34,8 @@ void list_algorithms() {
       for (const auto& p : a.params) std::printf("  %22s   %s=%s  %s\n", "", p.key, p.fallback, p.help);
     }
   }
-  std::printf("auto rule: alltoall -> tra:radix=auto when P >= 64 and block <= 256 bytes, else spread-out;"
-              " alltoallv -> native\n");
+  std::printf("auto: the A2A_TUNING_FILE entry for (collective, P, node layout, block size) when one matches,\n"
+              "      else the cheapest candidate of the alpha-beta cost model (`a2a model --rank`)\n");
 }
 
 int model(long long P, const std::string& radix_text) {
@@ -121,6 +128,70 @@ int model_clustered(const std::string& sizes_text) {
   return 0;
 }
 
+// `a2a model --rank`: auto's cost model for a P, layout and size, every
+// candidate with its modelled time, cheapest first.
+int model_rank(int P, const std::string& node_sizes, const std::string& collective, long long bytes,
+               long long max_block, const std::string& cost_text) {
+  a2a::detail::MachineModel m;
+  unsigned given = 0;
+  std::string err;
+  if (!a2a::detail::parse_cost_model(cost_text, m, given, err)) {
+    std::fprintf(stderr, "%s\n", err.c_str());
+    return 2;
+  }
+  std::vector<int> sizes;
+  std::stringstream in(node_sizes.empty() ? std::to_string(P) : node_sizes);
+  for (std::string item; std::getline(in, item, ',');) sizes.push_back(std::atoi(item.c_str()));
+  a2a::detail::ModelLayout layout;
+  for (int q : sizes) {
+    if (q < 1) return std::fprintf(stderr, "a2a model: node sizes must be positive\n"), 2;
+    layout.ranks.emplace_back();
+    for (int k = 0; k < q; ++k) {
+      layout.ranks.back().push_back(static_cast<int>(layout.node_of.size()));
+      layout.node_of.push_back(static_cast<int>(layout.ranks.size()) - 1);
+    }
+  }
+  if (P > 0 && static_cast<int>(layout.node_of.size()) != P)
+    return std::fprintf(stderr, "a2a model: node sizes add up to %zu, not P = %d\n", layout.node_of.size(), P), 2;
+  const auto ranked = collective == "alltoall"
+                          ? a2a::detail::model_alltoall(layout, bytes, m)
+                          : a2a::detail::model_alltoallv(layout, bytes, std::max(bytes, max_block), m);
+  std::printf("# %s, P=%zu, nodes %s, %lld-byte blocks; model %s\n", collective.c_str(), layout.node_of.size(),
+              node_sizes.empty() ? std::to_string(P).c_str() : node_sizes.c_str(), bytes, cost_text.c_str());
+  for (const auto& c : ranked) std::printf("%12.2f us  %s\n", c.seconds * 1e6, c.spec.c_str());
+  return 0;
+}
+
+// `a2a plot`: runs the matplotlib script installed with the tool (found
+// beside the binary first, so an installed tree may move; then the install
+// prefix, then the source tree for a build directory) with Debian's python3
+// if present, since a python3 earlier on PATH may lack matplotlib.
+int run_plot(const std::vector<std::string>& args) {
+  char buf[4096];
+  const ssize_t len = readlink("/proc/self/exe", buf, sizeof buf);
+  const std::string exe = len > 0 ? std::string(buf, static_cast<size_t>(len)) : "";
+  const std::string exe_dir = exe.substr(0, exe.rfind('/'));
+  std::string script;
+  for (const std::string& candidate :
+       {exe_dir + "/" A2A_PLOT_SCRIPT_FROM_BINDIR, std::string(A2A_PLOT_SCRIPT_INSTALLED),
+        std::string(A2A_PLOT_SCRIPT_SOURCE)})
+    if (access(candidate.c_str(), R_OK) == 0) {
+      script = candidate;
+      break;
+    }
+  if (script.empty()) {
+    std::fprintf(stderr, "a2a plot: a2a_plot.py not found (looked in %s)\n", A2A_PLOT_SCRIPT_INSTALLED);
+    return 2;
+  }
+  const char* python = access("/usr/bin/python3", X_OK) == 0 ? "/usr/bin/python3" : "python3";
+  std::vector<char*> argv = {const_cast<char*>(python), const_cast<char*>(script.c_str())};
+  for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  execvp(python, argv.data());
+  std::fprintf(stderr, "a2a plot: cannot run %s: %s\n", python, std::strerror(errno));
+  return 2;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -145,18 +216,34 @@ int main(int argc, char** argv) {
   mdl->add_option("--alpha", alpha, "alltoallv: latency per message in seconds (default 2e-6)");
   mdl->add_option("--beta", beta, "alltoallv: seconds per byte (default 1e-10)");
   mdl->add_flag("--measure", measure, "alltoallv: measure alpha and beta by ping-pong (run under mpirun -np 2)");
+  bool rank_model = false;
+  long long bytes = 8;
+  std::string cost_text =
+      "alpha_intra=2e-6,beta_intra=1e-10,alpha_inter=5e-6,beta_inter=2e-10,overhead=1e-6,copy=1e-10";
+  mdl->add_flag("--rank", rank_model, "auto's cost model: every candidate, cheapest first (--procs, --node-sizes, "
+                                      "--collective, --bytes, --max-block, --cost-model)");
+  mdl->add_option("--bytes", bytes, "--rank: block bytes (alltoallv: the mean block)");
+  mdl->add_option("--cost-model", cost_text, "--rank: parameters, as in A2A_COST_MODEL");
   auto* bench = app.add_subcommand("bench", "benchmark the algorithms against native (run under mpirun)");
   bench->prefix_command();  // bench parses its own options
+  auto* tune = app.add_subcommand("tune", "time every algorithm and radix, write a tuning file (run under mpirun)");
+  tune->prefix_command();  // tune parses its own options
+  auto* plot = app.add_subcommand("plot", "PNG figures from `a2a bench` CSV/JSON (a2a plot --help)");
+  plot->prefix_command();  // the python script parses its own options, --help included
+  plot->set_help_flag();
   CLI11_PARSE(app, argc, argv);
   if (*list) {
     list_algorithms();
     return 0;
   }
   if (*mdl) {
+    if (rank_model) return model_rank(static_cast<int>(procs), node_sizes, collective, bytes, max_block, cost_text);
     if (alg == "clustered") return model_clustered(node_sizes);
     if (collective == "alltoall") return model(procs, radix);
     if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing
     return model_alltoallv(procs, max_block, alpha, beta);
   }
+  if (*plot) return run_plot(plot->remaining());
+  if (*tune) return run_tune(tune->remaining());
   return run_bench(bench->remaining());
 }

@@ -1,22 +1,38 @@
-// `a2a bench`: the algorithms side by side against native, OSU style, for
-// A2A_Alltoall (block bytes swept by -m) or, with --collective alltoallv,
-// A2A_Alltoallv (per-peer bytes from --workload, its size knob swept by -m).
+// `a2a bench`: the algorithms side by side against native, in the OSU /
+// nccl-tests style, for A2A_Alltoall (block bytes swept by -m) or, with
+// --collective alltoallv, A2A_Alltoallv (per-peer bytes from --workload, its
+// size knob swept by -m).
 // Per size and algorithm: each iteration's time is the maximum over ranks;
 // the table shows the median (and min, max) of those over -i iterations after
 // -x warm-up ones.  Algorithms are interleaved within each iteration, in an
 // order shuffled every iteration, so that noise on a shared machine and the
 // cache state left by the previous row hit them alike; compare ratios, not
 // absolutes.
+// Bandwidths follow nccl-tests' alltoall, in GB/s (1e9 B/s) from the median
+// time: algbw = S / time with S the bytes one rank sends in all (own block
+// included), busbw = algbw * (P-1)/P.  Alltoall: S = P*m.  Alltoallv: S is the
+// largest total over ranks, so busbw is the rate of the busiest rank's link,
+// the one that bounds the time, comparable with a link's peak as in nccl-tests.
+// -c checks every received byte once per size and algorithm; the `wrong`
+// column counts bad bytes and any makes the exit status 1.
+// --sweep-radix runs native and the radix-tunable algorithm (tra for
+// alltoall, tuna for alltoallv) at every radix 2..P (above P = 32 a subset:
+// powers of two, the radices around sqrt P, and P), plus any -a rows.  Rows
+// of tra and tuna carry the radix they ran with in a `radix` column (-1 for
+// other rows) for `a2a plot`.
 // The "native" row calls MPI_Alltoall(v) directly (not through a2a), so every
 // ratio includes what a2a adds.  --error-check picks how a2a agrees on
 // errors; a spec prefixed "agree/" always runs with agreement, which prices
 // the default mode in the same table; "plan/" runs a persistent plan (init
 // once per size, A2A_Start per iteration).
+// Output: the table on stdout, --csv (columns of older versions first, new
+// ones appended) and --json (the same rows).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <numeric>
@@ -143,6 +159,27 @@ std::vector<std::string> default_algorithms(bool v, int P) {
   return algs;
 }
 
+// --sweep-radix: native and tra (alltoall) or tuna (alltoallv) at every radix
+// 2..P; above P = 32 only powers of two, the radices around sqrt P (where
+// the TRA paper finds the optimum) and P, to keep the run short.
+std::vector<std::string> sweep_algorithms(bool v, int P) {
+  int root = 1;
+  while ((root + 1) * (root + 1) <= P) ++root;  // floor(sqrt P)
+  std::vector<std::string> algs = {"native"};
+  for (int r = 2; r <= P; ++r)
+    if (P <= 32 || (r & (r - 1)) == 0 || (r >= root - 1 && r <= root + 2) || r == P)
+      algs.push_back((v ? "tuna:radix=" : "tra:radix=") + std::to_string(r));
+  return algs;
+}
+
+// The radix a tra or tuna row ran with (from the resolved spec, so auto and
+// radices above P count as what ran); -1 for other algorithms.
+int radix_of(const std::string& ran) {
+  if (ran.rfind("tra:", 0) != 0 && ran.rfind("tuna:", 0) != 0) return -1;
+  const auto at = ran.find("radix=");
+  return at == std::string::npos ? -1 : std::atoi(ran.c_str() + at + 6);
+}
+
 // What ran: the resolved spec, with the requested one where they differ in kind.
 std::string shown(const std::string& asked, const std::string& ran) {
   if (asked.find("auto") != std::string::npos) return asked + " (" + ran + ")";
@@ -162,7 +199,7 @@ int run_bench(const std::vector<std::string>& raw) {
   CLI::App app{"a2a bench"};
   std::string range = "16:65536", csv = "a2a-bench.csv", json;
   int iters = 50, warmup = 5;
-  bool validate = false;
+  bool validate = false, sweep_radix = false;
   std::vector<std::string> algs;
   std::string collective = "alltoall", workload_text = "uniform";
   std::string check = a2a::error_check() == a2a::ErrorCheck::agree ? "agree" : "local";
@@ -175,6 +212,9 @@ int run_bench(const std::vector<std::string>& raw) {
   app.add_option("-x,--warmup", warmup, "untimed warm-up iterations")->check(CLI::NonNegativeNumber);
   app.add_flag("-c,--validate", validate, "check every received byte once per size and algorithm");
   app.add_option("-a,--algorithm", algs, "algorithm specs to compare (repeatable); native is always included");
+  app.add_flag("--sweep-radix", sweep_radix,
+               "native and tra (alltoall) or tuna (alltoallv) at every radix 2..P (a subset above P = 32), "
+               "plus any -a rows");
   app.add_option("--error-check", check, "a2a's error agreement for the rows (agree or local)")
       ->check(CLI::IsMember({"agree", "local"}));
   app.add_option("--csv", csv, "CSV output file");
@@ -198,6 +238,12 @@ int run_bench(const std::vector<std::string>& raw) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (sweep_radix) {
+    auto sweep = sweep_algorithms(v, P);
+    for (const auto& a : algs)
+      if (std::find(sweep.begin(), sweep.end(), a) == sweep.end()) sweep.push_back(a);
+    algs = sweep;
+  }
   if (algs.empty()) algs = default_algorithms(v, P);
   if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
   nlohmann::json rows = nlohmann::json::array();
@@ -208,15 +254,20 @@ int run_bench(const std::vector<std::string>& raw) {
                 "# native = MPI_%s called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
                 collective.c_str(), P, iters, warmup, v ? "Alltoallv" : "Alltoall", check.c_str());
     if (v) std::printf("# workload %s; bytes = its size knob\n", workload_text.c_str());
+    std::printf("# algbw = S / median time, busbw = algbw * (P-1)/P, in GB/s; S = bytes a rank sends (%s)\n",
+                v ? "the largest over ranks" : "P * bytes");
   }
   const std::string nodes = a2a::layout(MPI_COMM_WORLD);  // collective on first use
   if (rank == 0) {
     std::printf("# layout: %s\n", nodes.c_str());
-    std::printf("%10s  %-34s %11s %11s %11s %9s %11s %6s\n", "bytes", "algorithm", "median_us", "min_us", "max_us",
-                "vs_native", "inter_msgs", "wrong");
+    std::printf("%10s  %-34s %11s %11s %11s %9s %9s %9s %11s %6s\n", "bytes", "algorithm", "median_us", "min_us",
+                "max_us", "vs_native", "algbw", "busbw", "inter_msgs", "wrong");
   }
   for (long long m : sizes_between(range)) {
     Case c = make_case(v, workload, m, rank, P);
+    // S of the bandwidths: this rank's send total, the largest over ranks.
+    long long rank_bytes = static_cast<long long>(c.sbuf.size());
+    MPI_Allreduce(MPI_IN_PLACE, &rank_bytes, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
     std::vector<std::vector<double>> t(algs.size(), std::vector<double>(iters));
     std::vector<std::string> ran(algs.size());
     std::vector<size_t> order(algs.size());
@@ -266,23 +317,32 @@ int run_bench(const std::vector<std::string>& raw) {
       const double ratio = median(t[a]) / native;
       wrong_total += wrong[a];
       const long long inter_msgs = inter[a] < 0 ? -1 : inter[a];
-      std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %11lld %6lld\n", m, shown(algs[a], ran[a]).c_str(), med, lo,
-                  hi, ratio, inter_msgs, wrong[a]);
+      const double algbw = static_cast<double>(rank_bytes) / (med * 1e-6) / 1e9;
+      const double busbw = algbw * (P - 1) / P;
+      std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %9.4f %9.4f %11lld %6lld\n", m,
+                  shown(algs[a], ran[a]).c_str(), med, lo, hi, ratio, algbw, busbw, inter_msgs, wrong[a]);
       rows.push_back({{"collective", collective}, {"workload", v ? workload_text : ""}, {"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
-                      {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]}});
+                      {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]},
+                      {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"radix", radix_of(ran[a])}});
     }
   }
   if (rank == 0) {
     std::ofstream out(csv);
     out << "collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,"
-           "inter_node_messages,wrong\n";
+           "inter_node_messages,wrong,algbw_GBps,busbw_GBps,radix\n";
     for (const auto& r : rows)
       out << r["collective"].get<std::string>() << ",\"" << r["workload"].get<std::string>() << "\"," << r["procs"] << ',' << r["bytes"] << ",\"" << r["algorithm"].get<std::string>() << "\",\""
           << r["resolved"].get<std::string>() << "\"," << r["median_us"] << ',' << r["min_us"] << ',' << r["max_us"]
-          << ',' << r["ratio_to_native"] << ',' << r["inter_node_messages"] << ',' << r["wrong"] << '\n';
-    if (!json.empty()) std::ofstream(json) << rows.dump(2) << '\n';
+          << ',' << r["ratio_to_native"] << ',' << r["inter_node_messages"] << ',' << r["wrong"] << ','
+          << r["algbw_GBps"] << ',' << r["busbw_GBps"] << ',' << r["radix"] << '\n';
+    bool written = static_cast<bool>(out.flush());
+    if (!json.empty()) {
+      std::ofstream js(json);
+      written = static_cast<bool>(js << rows.dump(2) << '\n') && written;
+    }
     std::printf("# wrong: %lld %s\n# csv: %s\n", wrong_total, wrong_total ? "FAILED" : "OK", csv.c_str());
-    status = wrong_total ? 1 : 0;
+    if (!written) std::fprintf(stderr, "a2a bench: cannot write %s%s%s\n", csv.c_str(), json.empty() ? "" : " or ", json.c_str());
+    status = wrong_total || !written ? 1 : 0;
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
   MPI_Finalize();

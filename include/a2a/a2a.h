@@ -24,6 +24,7 @@ typedef struct A2A_Stats {
   long long temp_bytes;     /* peak scratch bytes this call used */
   long long inter_node_messages; /* data messages this rank sent to other nodes */
   long long inter_node_bytes;    /* payload bytes this rank sent to other nodes */
+  char      decided_by[16];      /* for "auto": "tuning" (A2A_TUNING_FILE) or "model" (cost model); else "" */
 } A2A_Stats;                /* counts the MPI library hides (native) are -1 */
 
 int A2A_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

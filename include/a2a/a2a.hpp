@@ -21,6 +21,12 @@ ErrorCheck error_check();
 // 1,2,3" (collective on a communicator's first use, like every a2a call).
 std::string layout(MPI_Comm comm);
 
+// Where "auto" gets its decisions from in this process: "tuning file PATH:
+// N entries", "no tuning file (A2A_TUNING_FILE unset)", or "tuning file PATH
+// ignored: <why>" (not JSON, not an a2a tuning file, another version or MPI
+// library, a bad entry).  Reads the file on first use (needs MPI initialised).
+std::string tuning_status();
+
 // Why this rank's last call failed, e.g. "a2a: unknown parameter 'radx' for
 // tra; expected radix"; empty after a successful call.
 std::string last_error_message();

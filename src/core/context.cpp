@@ -1,5 +1,7 @@
 #include "core/context.hpp"
 
+#include "select/auto.hpp"
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>

@@ -16,10 +16,13 @@
 
 namespace a2a::detail {
 
+struct AutoState;
+
 struct Stats {
   char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
   long long inter_node_messages = 0, inter_node_bytes = 0;
+  const char* decided_by = "";   // "tuning" or "model" when auto chose
   const int* node_of = nullptr;  // the communicator's layout, to tell inter-node messages
   int my_node = 0;
   void count_message(int dst, size_t bytes) {
@@ -79,6 +82,9 @@ struct CommContext {
   // (node_ctx) and the ranks with the same local index on every node
   // (port_ctx), split from the private communicator on first use.
   int node_parts(CommContext*& node_ctx, CommContext*& port_ctx);
+
+  // What auto decided on this communicator (select/auto.hpp).
+  std::unique_ptr<AutoState> auto_state;
 
   // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
   std::vector<MPI_Aint> soff, roff;

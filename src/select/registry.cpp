@@ -68,15 +68,6 @@ const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name) {
   return nullptr;
 }
 
-std::string auto_choice(Collective coll, int P, long long block_bytes) {
-  if (coll == Collective::alltoallv) return "native";
-  // Provisional until the tuning table: small blocks at scale are latency
-  // bound, where the sqrt(P) radix trades few rounds for modest extra volume
-  // (the TRA paper's regime); otherwise send each block once.  On the 2-core
-  // development machine spread-out is within noise of the best up to P = 16.
-  return (P >= 64 && block_bytes <= 256) ? "tra:radix=auto" : "spread-out";
-}
-
 namespace {
 
 bool parse_int(const std::string& s, long long& v) {
@@ -126,12 +117,15 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
 
 }  // namespace
 
-int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
+int resolve(Collective coll, const std::string& text, int P, long long /*block_bytes*/, Resolved& out,
             std::string& error) {
   Spec spec;
   if (const int rc = validate(coll, text, spec, error)) return rc;
-  if (spec.name == "auto") return resolve(coll, auto_choice(coll, P, block_bytes), P, block_bytes, out, error);
   out = Resolved{};
+  if (spec.name == "auto") {
+    out.canonical = "auto";
+    return MPI_SUCCESS;
+  }
   out.info = find_algorithm(coll, spec.name);
   out.canonical = spec.name;
   const char* sep = ":";

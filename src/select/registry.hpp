@@ -36,12 +36,10 @@ struct Resolved {
   std::string canonical;  // e.g. "tra:radix=4", with every knob's value as run
 };
 
-// The rule "auto" follows until a tuning table exists (also shown by `a2a list`).
-std::string auto_choice(Collective coll, int P, long long block_bytes);
-
 // Parses and validates `text` (syntax cached per distinct string) and
 // resolves knobs that depend on the call (radix=auto, radix > P).  Returns MPI_SUCCESS or
-// MPI_ERR_ARG with a message in `error`.
+// MPI_ERR_ARG with a message in `error`.  "auto" resolves to info == nullptr,
+// canonical "auto": the communicator decides it (select/auto.hpp).
 int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
             std::string& error);
 

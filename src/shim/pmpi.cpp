@@ -34,7 +34,8 @@ void shim_defaults() {
 }
 
 // A2A_VERBOSE=1: per communicator, what the shim served, printed at
-// MPI_Finalize by world rank 0 (its own view of each communicator).
+// MPI_Finalize by world rank 0 (its own view of each communicator); what
+// auto ran carries who decided, e.g. "spread-out[tuning]" or "tra:radix=2[model]".
 struct Served {
   long long calls = 0, bytes = 0;
   double seconds = 0;
@@ -66,7 +67,7 @@ int served_call(MPI_Comm comm, F&& call) {
   ++s.calls;
   s.bytes += st.bytes_sent > 0 ? st.bytes_sent : 0;
   s.seconds += dt;
-  ++s.algorithms[st.algorithm];
+  ++s.algorithms[st.decided_by[0] ? std::string(st.algorithm) + "[" + st.decided_by + "]" : std::string(st.algorithm)];
   return rc;
 }
 
@@ -106,6 +107,11 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
 extern "C" int MPI_Finalize(void) {
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (rank == 0) {  // a refused tuning file is worth a line even when not verbose
+    const std::string tuning = a2a::tuning_status();
+    if (verbose() || tuning.find(" ignored: ") != std::string::npos)
+      std::fprintf(stderr, "a2a shim: %s\n", tuning.c_str());
+  }
   if (verbose() && rank == 0) {
     std::lock_guard<std::mutex> guard(served_lock);
     for (const auto& [comm, s] : served()) {

@@ -33,10 +33,7 @@ TEST(Spec, Canonical) {
   EXPECT_EQ(canonical("bruck-zero-copy"), "bruck-zero-copy:dt=0");
   EXPECT_EQ(canonical("linear"), "linear");
   EXPECT_EQ(canonical("native"), "native");
-  EXPECT_EQ(canonical("auto", 64, 8), "tra:radix=8");
-  EXPECT_EQ(canonical("auto", 100, 256), "tra:radix=10");
-  EXPECT_EQ(canonical("auto", 100, 257), "spread-out");
-  EXPECT_EQ(canonical("auto", 16, 8), "spread-out");
+  EXPECT_EQ(canonical("auto", 64, 8), "auto");  // decided per communicator (select/auto.hpp)
   EXPECT_EQ(canonical("tra:radix=2", 1), "tra:radix=2");
 }
 

@@ -1,0 +1,177 @@
+#include "select/auto.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+#include "core/context.hpp"
+
+namespace a2a::detail {
+namespace {
+
+constexpr int kTag = 77;
+
+// Median of half round trips of `bytes` between rank 0 and `peer`.
+double half_round_trip(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, int bytes, int reps) {
+  std::vector<double> t;
+  for (int it = -2; it < reps; ++it) {
+    const double t0 = MPI_Wtime();
+    if (rank == 0) {
+      MPI_Send(buf.data(), bytes, MPI_BYTE, peer, kTag, comm);
+      MPI_Recv(buf.data(), bytes, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Recv(buf.data(), bytes, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
+      MPI_Send(buf.data(), bytes, MPI_BYTE, 0, kTag, comm);
+    }
+    if (it >= 0) t.push_back((MPI_Wtime() - t0) / 2);
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2];
+}
+
+// Extra time per message when `burst` small ones are posted together,
+// beyond one round trip (median of a few bursts).
+double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, double rtt) {
+  constexpr int burst = 16, reps = 7;
+  std::vector<MPI_Request> req(burst);
+  std::vector<double> t;
+  for (int it = -1; it < reps; ++it) {
+    const double t0 = MPI_Wtime();
+    for (int k = 0; k < burst; ++k)
+      if (rank == 0) MPI_Isend(buf.data() + 8 * k, 8, MPI_BYTE, peer, kTag, comm, &req[k]);
+      else MPI_Irecv(buf.data() + 8 * k, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
+    MPI_Waitall(burst, req.data(), MPI_STATUSES_IGNORE);
+    if (rank == 0) MPI_Recv(buf.data(), 1, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
+    else MPI_Send(buf.data(), 1, MPI_BYTE, 0, kTag, comm);
+    if (it >= 0) t.push_back(MPI_Wtime() - t0);
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return std::max(0.0, (t[t.size() / 2] - rtt) / (burst - 1));
+}
+
+// alpha, beta (and overhead) of the link between rank 0 and `peer`.
+void measure_link(MPI_Comm comm, int rank, int peer, LinkCost& link, double& overhead) {
+  constexpr int big = 1 << 18;
+  std::vector<char> buf(big);
+  link.alpha = half_round_trip(comm, rank, peer, buf, 8, 30);
+  link.beta = std::max(0.0, half_round_trip(comm, rank, peer, buf, big, 6) - link.alpha) / big;
+  overhead = burst_overhead(comm, rank, peer, buf, 2 * link.alpha);
+}
+
+double measure_copy() {
+  constexpr size_t bytes = 1 << 20;
+  std::vector<char> a(bytes, 1), b(bytes);
+  std::vector<double> t;
+  for (int it = -1; it < 5; ++it) {
+    const double t0 = MPI_Wtime();
+    std::memcpy(b.data(), a.data(), bytes);
+    volatile char sink = b[(bytes / 2 + it) % bytes];  // keeps the copy
+    (void)sink;
+    if (it >= 0) t.push_back(MPI_Wtime() - t0);
+  }
+  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
+  return t[t.size() / 2] / bytes;
+}
+
+// A2A_COST_MODEL, parsed once per process.
+bool env_model(MachineModel& m, unsigned& given, std::string& error) {
+  static MachineModel parsed;
+  static unsigned keys = 0;
+  static std::string err;
+  static const bool ok = [] {
+    const char* v = std::getenv("A2A_COST_MODEL");
+    return !v || parse_cost_model(v, parsed, keys, err);
+  }();
+  m = parsed;
+  given = keys;
+  error = err;
+  return ok;
+}
+
+// Keeps the top three significant bits: alltoallv decisions are memoised per
+// bucket, so varying block sizes do not grow the memo without bound.
+long long bucket(long long x) {
+  int bits = 0;
+  for (long long y = x; y > 7; y >>= 1) ++bits;
+  return (x >> bits) << bits;
+}
+
+}  // namespace
+
+int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
+  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
+  AutoState& a = *ctx.auto_state;
+  if (!a.model_ready) {
+    MachineModel env;
+    unsigned given = 0;
+    if (!env_model(env, given, error)) return MPI_ERR_ARG;
+    MachineModel m;
+    if (given != kAllCostKeys && ctx.size > 1) {
+      const auto& ranks = ctx.topology.ranks;
+      const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
+      const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
+      double o_intra = 0, o_inter = 0;
+      if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
+        measure_link(ctx.comm, ctx.rank, intra_peer, m.intra, o_intra);
+      if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
+        measure_link(ctx.comm, ctx.rank, inter_peer, m.inter, o_inter);
+      if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter;
+      if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra;
+      m.overhead = std::max(o_intra, o_inter);
+      m.copy = ctx.rank == 0 ? measure_copy() : 0;
+      double v[6] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead, m.copy};
+      if (const int rc = MPI_Bcast(v, 6, MPI_DOUBLE, 0, ctx.comm)) return rc;
+      m = {{v[0], v[1]}, {v[2], v[3]}, v[4], v[5]};
+    }
+    double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy};
+    const double theirs[] = {env.intra.alpha, env.intra.beta, env.inter.alpha, env.inter.beta, env.overhead, env.copy};
+    for (int k = 0; k < 6; ++k)
+      if (given & (1u << k)) *mine[k] = theirs[k];
+    a.model = m;
+    a.model_ready = true;
+  }
+  out = a.model;
+  return MPI_SUCCESS;
+}
+
+int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long max_bytes, const AutoDecision*& out,
+                 std::string& error) {
+  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
+  AutoState& a = *ctx.auto_state;
+  if (!a.tuning_checked) {  // the same file on every rank, or none
+    uint64_t print = 0;
+    const TuningTable* table = process_tuning(nullptr, &print);
+    long long v[2] = {static_cast<long long>(print >> 1), -static_cast<long long>(print >> 1)};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx.comm)) return rc;
+    a.table = v[0] == -v[1] ? table : nullptr;
+    for (const auto& node : ctx.topology.ranks) a.nodes.push_back(static_cast<int>(node.size()));
+    a.layout = {ctx.topology.node_of, ctx.topology.ranks};
+    a.tuning_checked = true;
+  }
+  if (coll == Collective::alltoallv) mean = bucket(mean), max_bytes = bucket(max_bytes);
+  else max_bytes = mean;
+  const auto key = std::make_tuple(static_cast<int>(coll), mean, max_bytes);
+  if (auto it = a.memo.find(key); it != a.memo.end()) {
+    out = &it->second;
+    return MPI_SUCCESS;
+  }
+  AutoDecision d;
+  std::string spec;
+  if (const TuningEntry* e = a.table ? find_entry(*a.table, coll, a.nodes, mean, max_bytes) : nullptr) {
+    spec = e->algorithm;
+    d.source = "tuning";
+  } else {
+    MachineModel m;
+    if (const int rc = machine_model(ctx, m, error)) return rc;
+    spec = coll == Collective::alltoall ? model_alltoall(a.layout, mean, m).front().spec
+                                        : model_alltoallv(a.layout, mean, max_bytes, m).front().spec;
+    d.source = "model";
+  }
+  if (const int rc = resolve(coll, spec, ctx.size, mean, d.resolved, error)) return rc;
+  if (a.memo.size() >= 1024) a.memo.clear();
+  out = &a.memo.emplace(key, std::move(d)).first->second;
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,49 @@
+// What "auto" runs on a communicator: the tuning file's entry for the call
+// when one matches (A2A_TUNING_FILE, see tuning.hpp), otherwise the cheapest
+// candidate of the cost model (cost_model.hpp) with this communicator's
+// alpha and beta.  Decisions are memoised per communicator.
+//
+// Every rank must decide alike, so everything a decision reads is the same on
+// every rank: P, the layout, the call's global block sizes (alltoall: the
+// agreed block size; alltoallv: the global mean and maximum from one
+// allreduce), the tuning file (its fingerprint is compared across the
+// communicator once; a mismatch disables it there) and the model (rank 0's
+// measurement, broadcast).  Collective on the first auto call of a
+// communicator: the fingerprint allreduce and, unless A2A_COST_MODEL gives
+// every value, a ping-pong of a few milliseconds between rank 0 and a
+// node-mate and a rank of another node.
+#pragma once
+#include <map>
+#include <string>
+#include <tuple>
+
+#include "select/cost_model.hpp"
+#include "select/registry.hpp"
+#include "select/tuning.hpp"
+
+namespace a2a::detail {
+
+struct CommContext;
+
+struct AutoDecision {
+  Resolved resolved;
+  const char* source = "";  // "tuning" or "model"
+};
+
+struct AutoState {
+  bool tuning_checked = false;
+  const TuningTable* table = nullptr;  // agreed on this communicator
+  std::vector<int> nodes;              // ranks per node
+  bool model_ready = false;
+  MachineModel model;
+  ModelLayout layout;
+  std::map<std::tuple<int, long long, long long>, AutoDecision> memo;
+};
+
+int resolve_auto(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes, const AutoDecision*& out,
+                 std::string& error);
+
+// The model's parameters for ctx (measuring them if needed; collective).
+int machine_model(CommContext& ctx, MachineModel& out, std::string& error);
+
+}  // namespace a2a::detail

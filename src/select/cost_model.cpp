@@ -1,0 +1,275 @@
+#include "select/cost_model.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "schedule/clustered.hpp"
+#include "schedule/hier.hpp"
+#include "schedule/schedule.hpp"
+
+namespace a2a::detail {
+namespace {
+
+// One rank's modelled time, built round by round.
+class RankClock {
+ public:
+  RankClock(const ModelLayout& l, const MachineModel& m, int rank) : l_(l), m_(m), node_(l.node_of[rank]) {}
+  void message(int dst, long long bytes) {
+    const LinkCost& link = l_.node_of[dst] == node_ ? m_.intra : m_.inter;
+    alpha_ = std::max(alpha_, link.alpha);
+    beta_ += link.beta * static_cast<double>(bytes);
+    ++n_;
+  }
+  void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
+  void end_round() {
+    if (n_) t_ += alpha_ + (n_ - 1) * m_.overhead + beta_;
+    alpha_ = beta_ = 0;
+    n_ = 0;
+  }
+  double seconds() {
+    end_round();
+    return t_;
+  }
+
+ private:
+  const ModelLayout& l_;
+  const MachineModel& m_;
+  int node_;
+  double t_ = 0, alpha_ = 0, beta_ = 0;
+  long long n_ = 0;
+};
+
+// The ranks whose costs are evaluated: all of them up to 64, then a fixed
+// sample (ends, middle, the edges of the first and last node), the same on
+// every rank.
+std::vector<int> evaluated_ranks(const ModelLayout& l) {
+  const int P = static_cast<int>(l.node_of.size());
+  std::vector<int> out;
+  if (P <= 64) {
+    for (int p = 0; p < P; ++p) out.push_back(p);
+    return out;
+  }
+  out = {0, 1, P / 2, P - 1, l.ranks.front().back(), l.ranks.back().front()};
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+// The worst modelled time over the evaluated ranks of `one_rank(clock, p)`.
+template <class F>
+double worst(const ModelLayout& l, const MachineModel& m, F&& one_rank) {
+  double t = 0;
+  for (int p : evaluated_ranks(l)) {
+    RankClock clock(l, m, p);
+    one_rank(clock, p);
+    t = std::max(t, clock.seconds());
+  }
+  return t;
+}
+
+// TRA (and Bruck, radix 2) over `group` (rank p is group[idx]) with blocks
+// of `bs` bytes: rotation in and out, each round packs and unpacks its slots.
+// `meta` > 0 adds TuNA's metadata message (meta bytes per slot) before each
+// round's data.
+void tra_rounds(RankClock& c, const std::vector<schedule::Step>& steps, const std::vector<int>& group, int idx,
+                long long bs, long long meta = 0) {
+  const int n = static_cast<int>(group.size());
+  c.copy(2LL * n * bs);
+  for (const auto& s : steps) {
+    const long long slots = static_cast<long long>(s.slots.size());
+    const int dst = group[schedule::mod(static_cast<long long>(idx) + s.distance, n)];
+    if (meta) {
+      c.message(dst, slots * meta);
+      c.end_round();
+    }
+    c.message(dst, slots * bs);
+    c.copy(2 * slots * bs);
+    c.end_round();
+  }
+}
+
+std::vector<int> all_ranks(int P) {
+  std::vector<int> g(P);
+  for (int p = 0; p < P; ++p) g[p] = p;
+  return g;
+}
+
+void spread_out(RankClock& c, int p, int P, long long bs) {
+  c.copy(bs);
+  for (int i = 1; i < P; ++i) c.message((p + i) % P, bs);
+  c.end_round();
+}
+
+void factor(RankClock& c, int p, int P, long long bs) {
+  for (int i = 0; i < P; ++i) {
+    const int peer = schedule::factor_partner(p, i, P);
+    if (peer == p) c.copy(bs);
+    else c.message(peer, bs);
+    c.end_round();
+  }
+}
+
+void clustered(RankClock& c, const std::vector<schedule::PeerStep>& plan, int p, long long bs) {
+  for (const auto& s : plan) {
+    if (s.peer == p) c.copy(bs);
+    else if (s.send) c.message(s.peer, bs);
+    c.end_round();
+  }
+}
+
+// Local index and node of rank p.
+std::pair<int, int> place(const ModelLayout& l, int p) {
+  const int n = l.node_of[p];
+  const auto& node = l.ranks[n];
+  return {n, static_cast<int>(std::find(node.begin(), node.end(), p) - node.begin())};
+}
+
+std::vector<int> port_of(const ModelLayout& l, int q) {
+  std::vector<int> g;
+  for (const auto& node : l.ranks) g.push_back(node[q]);
+  return g;
+}
+
+void sort_by_cost(std::vector<CostedSpec>& out) {
+  std::stable_sort(out.begin(), out.end(), [](const CostedSpec& a, const CostedSpec& b) { return a.seconds < b.seconds; });
+}
+
+bool multi_node_equal(const ModelLayout& l) {
+  return l.ranks.size() > 1 && l.ranks[0].size() > 1 && schedule::equal_nodes(l.ranks);
+}
+
+// A few radices for the small groups of the two-layer algorithms.
+std::vector<int> layer_radices(int n) {
+  std::vector<int> r = {2, static_cast<int>(schedule::ceil_sqrt(n)), n};
+  r.erase(std::remove_if(r.begin(), r.end(), [n](int x) { return x < 2 || x > n; }), r.end());
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  return r;
+}
+
+}  // namespace
+
+std::vector<int> candidate_radices(int P) {
+  std::vector<int> r;
+  if (P < 2) return r;
+  const int s = static_cast<int>(schedule::ceil_sqrt(P));
+  for (int x = 2; x <= P; ++x)
+    if (P <= 64 || x <= 2 * s + 2 || (x & (x - 1)) == 0 || x == P) r.push_back(x);
+  return r;
+}
+
+std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const MachineModel& m) {
+  const int P = static_cast<int>(l.node_of.size());
+  std::vector<CostedSpec> out;
+  out.push_back({"spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, bs); })});
+  if (P < 2) return out;
+  const auto everyone = all_ranks(P);
+  for (int r : candidate_radices(P)) {
+    const auto steps = schedule::tra_steps(P, r);
+    out.push_back({"tra:radix=" + std::to_string(r),
+                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, bs); })});
+  }
+  out.push_back({"factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, bs); })});
+  if (l.ranks.size() > 1) {
+    const auto phases = schedule::clustered_schedule(l.ranks);
+    out.push_back({"clustered", worst(l, m, [&](RankClock& c, int p) {
+                     clustered(c, schedule::clustered_plan(phases, p), p, bs);
+                   })});
+  }
+  if (multi_node_equal(l)) {
+    const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+    for (int r1 : layer_radices(Q))
+      for (int r2 : layer_radices(N)) {
+        const auto node_steps = schedule::tra_steps(Q, r1), port_steps = schedule::tra_steps(N, r2);
+        out.push_back({"tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2),
+                       worst(l, m, [&](RankClock& c, int p) {
+                         const auto [n, q] = place(l, p);
+                         tra_rounds(c, node_steps, l.ranks[n], q, N * bs);
+                         c.copy(static_cast<long long>(P) * bs);  // regroup by destination node
+                         tra_rounds(c, port_steps, port_of(l, q), n, Q * bs);
+                       })});
+      }
+  }
+  sort_by_cost(out);
+  return out;
+}
+
+std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, long long max_bytes,
+                                        const MachineModel& m) {
+  const int P = static_cast<int>(l.node_of.size());
+  constexpr long long kMetaPerBlock = sizeof(long long);
+  std::vector<CostedSpec> out;
+  out.push_back({"spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, mean); })});
+  if (P < 2) return out;
+  const auto everyone = all_ranks(P);
+  for (int r : candidate_radices(P)) {
+    const auto steps = schedule::tra_steps(P, r);
+    out.push_back({"tuna:radix=" + std::to_string(r),
+                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, mean, kMetaPerBlock); })});
+  }
+  {
+    const auto steps = schedule::tra_steps(P, 2);
+    out.push_back({"padded-bruck", worst(l, m, [&](RankClock& c, int p) {
+                     c.copy(2LL * P * max_bytes);  // pad in, unpad out
+                     tra_rounds(c, steps, everyone, p, max_bytes);
+                   })});
+  }
+  out.push_back({"factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, mean); })});
+  if (l.ranks.size() > 1) {
+    const auto phases = schedule::clustered_schedule(l.ranks);
+    out.push_back({"clustered", worst(l, m, [&](RankClock& c, int p) {
+                     clustered(c, schedule::clustered_plan(phases, p), p, mean);
+                   })});
+  }
+  if (multi_node_equal(l)) {
+    const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+    constexpr int kInFlight = 32;  // tuna-hier's default block knob
+    for (bool staggered : {false, true})
+      for (int r : layer_radices(Q)) {
+        const auto steps = schedule::tra_steps(Q, r);
+        const auto plan = schedule::tuna_hier_inter_plan(N, Q, staggered);
+        out.push_back({std::string("tuna-hier:variant=") + (staggered ? "staggered" : "coalesced") +
+                           ",radix=" + std::to_string(r) + ",block=32",
+                       worst(l, m, [&](RankClock& c, int p) {
+                         const auto [n, q] = place(l, p);
+                         tra_rounds(c, steps, l.ranks[n], q, N * mean, N * kMetaPerBlock);
+                         int posted = 0;
+                         for (const auto& msg : plan) {
+                           c.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * mean);
+                           if (++posted % kInFlight == 0) c.end_round();
+                         }
+                       })});
+      }
+  }
+  sort_by_cost(out);
+  return out;
+}
+
+bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error) {
+  static const char* const keys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter", "overhead", "copy"};
+  double* fields[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy};
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t end = text.find(',', pos);
+    if (end == std::string::npos) end = text.size();
+    const std::string item = text.substr(pos, end - pos);
+    pos = end + 1;
+    const size_t eq = item.find('=');
+    const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
+    int k = 0;
+    while (k < 6 && key != keys[k]) ++k;
+    char* stop = nullptr;
+    const double v = value.empty() ? -1 : std::strtod(value.c_str(), &stop);
+    if (k == 6 || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
+      error = "a2a: A2A_COST_MODEL: expected key=seconds pairs with keys alpha_intra, beta_intra, alpha_inter, "
+              "beta_inter, overhead, copy (0 <= value <= 1), got '" + item + "'";
+      return false;
+    }
+    *fields[k] = v;
+    given |= 1u << k;
+  }
+  return true;
+}
+
+}  // namespace a2a::detail

@@ -1,0 +1,199 @@
+// "auto": every rank takes the same decision (checked by gathering what ran),
+// the data arrive, a matching tuning-file entry is followed, a bad file is
+// refused with a message and ignored, ranks with different files fall back to
+// the model together, and the model's choice is its cheapest candidate.
+// The scenario comes from A2A_TEST_TUNING (none, good, corrupt, foreign,
+// mismatch), since a process reads A2A_TUNING_FILE once.
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+
+#include "a2a/a2a.hpp"
+#include "core/context.hpp"
+#include "harness.hpp"
+#include "select/cost_model.hpp"
+#include "select/tuning.hpp"
+
+using namespace a2a::test;
+using a2a::detail::Collective;
+
+namespace {
+
+std::string scenario() {
+  const char* v = std::getenv("A2A_TEST_TUNING");
+  return v ? v : "none";
+}
+
+std::vector<int> node_sizes(MPI_Comm comm) {
+  a2a::detail::CommContext* ctx = nullptr;
+  EXPECT_EQ(a2a::detail::get_context(comm, ctx), MPI_SUCCESS);
+  std::vector<int> sizes;
+  for (const auto& n : ctx->topology.ranks) sizes.push_back(static_cast<int>(n.size()));
+  return sizes;
+}
+
+// Alltoall blocks of <= 64 bytes run tra:radix=2, larger ones factor;
+// alltoallv runs tuna:radix=2 (`alt` swaps in other algorithms).
+std::string tuning_text(int P, const std::vector<int>& nodes, bool alt) {
+  a2a::detail::TuningTable t;
+  t.mpi_library = a2a::detail::mpi_library_version();
+  t.entries = {{Collective::alltoall, P, nodes, 0, 64, 1, "", alt ? "pairwise" : "tra:radix=2", 1},
+               {Collective::alltoall, P, nodes, 65, 1LL << 50, 1, "", alt ? "linear" : "factor", 1},
+               {Collective::alltoallv, P, nodes, 0, 1LL << 50, 1, "uniform", alt ? "linear" : "tuna:radix=2", 1}};
+  return a2a::detail::tuning_json(t);
+}
+
+// Points A2A_TUNING_FILE at a file written for the scenario, before any
+// auto call of this process.
+void install_tuning() {
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const std::string s = scenario();
+  if (s == "none") return;
+  int stamp = static_cast<int>(getpid());
+  MPI_Bcast(&stamp, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  const std::string path = "a2a-test-tuning-" + std::to_string(stamp) + "-" + std::to_string(rank) + ".json";
+  std::string text = tuning_text(P, node_sizes(MPI_COMM_WORLD), s == "mismatch" && rank == 0);
+  if (s == "corrupt") text = text.substr(0, text.size() / 2);
+  if (s == "foreign") text = R"({"format": "osu-results", "rows": []})";
+  std::ofstream(path) << text;
+  setenv("A2A_TUNING_FILE", path.c_str(), 1);
+  const std::string status = a2a::tuning_status();  // reads it now
+  std::remove(path.c_str());
+  const char* expected = s == "corrupt"   ? "ignored: not valid JSON"
+                         : s == "foreign" ? "ignored: not an a2a tuning file"
+                                          : ": 3 entries";
+  EXPECT_NE(status.find(expected), std::string::npos) << status;
+}
+
+// What the last call ran and who decided, the same on every rank of comm.
+std::pair<std::string, std::string> agreed_choice(MPI_Comm comm) {
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  char mine[160] = {};
+  std::snprintf(mine, sizeof mine, "%s|%s", st.algorithm, st.decided_by);
+  char first[160];
+  std::memcpy(first, mine, sizeof first);
+  MPI_Bcast(first, sizeof first, MPI_CHAR, 0, comm);
+  int differ = std::strcmp(first, mine) != 0;
+  MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, comm);
+  EXPECT_EQ(differ, 0) << "ranks decided differently; this rank ran " << mine;
+  return {st.algorithm, st.decided_by};
+}
+
+struct Ran {
+  std::string algorithm, by;
+};
+
+Ran alltoall_auto(MPI_Comm comm, int n) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  Buffer s(int_layout(), static_cast<long long>(n) * P), r(int_layout(), static_cast<long long>(n) * P);
+  fill_send(s, n, rank, P);
+  EXPECT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, comm, "auto"), MPI_SUCCESS);
+  const auto [alg, by] = agreed_choice(comm);
+  EXPECT_EQ(check_recv(r, n, rank, P, "auto " + alg), 0);
+  return {alg, by};
+}
+
+// Skewed counts: rank s sends (s + d) % 4 * n ints to d.
+Ran alltoallv_auto(MPI_Comm comm, int n) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int stot = 0, rtot = 0;
+  for (int d = 0; d < P; ++d) {
+    sc[d] = (rank + d) % 4 * n;
+    rc[d] = (d + rank) % 4 * n;
+    sd[d] = stot, rd[d] = rtot;
+    stot += sc[d], rtot += rc[d];
+  }
+  std::vector<int> sbuf(stot), rbuf(rtot, -1);
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+  EXPECT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT, comm,
+                          "auto"),
+            MPI_SUCCESS);
+  const auto [alg, by] = agreed_choice(comm);
+  long long wrong = 0;
+  for (int s = 0; s < P; ++s)
+    for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != encode(s, rank, j);
+  EXPECT_EQ(wrong, 0) << alg;
+  return {alg, by};
+}
+
+class Auto : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { install_tuning(); }
+};
+
+}  // namespace
+
+TEST_F(Auto, EveryRankDecidesAlike) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm half;  // a sub-communicator decides on its own layout
+  MPI_Comm_split(MPI_COMM_WORLD, rank % 2, -rank, &half);
+  for (MPI_Comm comm : {MPI_COMM_WORLD, half}) {
+    for (int n : {1, 2, 16, 17, 300, 5000}) {
+      for (auto mode : {a2a::ErrorCheck::agree, a2a::ErrorCheck::local}) {
+        a2a::set_error_check(mode);
+        alltoall_auto(comm, n);
+        alltoallv_auto(comm, n);
+      }
+    }
+  }
+  a2a::set_error_check(a2a::ErrorCheck::agree);
+  MPI_Comm_free(&half);
+}
+
+TEST_F(Auto, FollowsTheTuningFileOrTheModel) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  const bool tuned = scenario() == "good";
+  const Ran small = alltoall_auto(MPI_COMM_WORLD, 4);   // 16-byte blocks
+  const Ran large = alltoall_auto(MPI_COMM_WORLD, 64);  // 256-byte blocks
+  const Ran v = alltoallv_auto(MPI_COMM_WORLD, 8);
+  for (const Ran& r : {small, large, v}) EXPECT_EQ(r.by, tuned ? "tuning" : "model") << r.algorithm;
+  if (tuned) {
+    EXPECT_EQ(small.algorithm, "tra:radix=2");
+    EXPECT_EQ(large.algorithm, "factor");
+    EXPECT_EQ(v.algorithm, "tuna:radix=2");
+  }
+  // A plan decides once, at init, the same way.
+  std::vector<int> s(4 * P), r(4 * P);
+  A2A_Plan plan = nullptr;
+  ASSERT_EQ(A2A_Alltoall_init(s.data(), 4, MPI_INT, r.data(), 4, MPI_INT, MPI_COMM_WORLD, "auto", &plan), MPI_SUCCESS);
+  ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS);
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  EXPECT_EQ(st.algorithm, small.algorithm);
+  A2A_Plan_free(&plan);
+}
+
+// With every model parameter given (A2A_COST_MODEL) nothing is measured, so
+// the choice must be exactly the model's cheapest candidate for this layout.
+TEST_F(Auto, ModelChoiceIsTheCheapestCandidate) {
+  const char* text = std::getenv("A2A_COST_MODEL");
+  if (!text || scenario() == "good") GTEST_SKIP() << "needs A2A_COST_MODEL and no matching tuning file";
+  a2a::detail::MachineModel m;
+  unsigned given = 0;
+  std::string err;
+  ASSERT_TRUE(a2a::detail::parse_cost_model(text, m, given, err)) << err;
+  ASSERT_EQ(given, a2a::detail::kAllCostKeys);
+  a2a::detail::CommContext* ctx = nullptr;
+  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
+  const a2a::detail::ModelLayout layout{ctx->topology.node_of, ctx->topology.ranks};
+  for (int n : {1, 64, 4096}) {
+    const Ran ran = alltoall_auto(MPI_COMM_WORLD, n);
+    a2a::detail::Resolved want;
+    ASSERT_EQ(a2a::detail::resolve(Collective::alltoall, a2a::detail::model_alltoall(layout, 4LL * n, m).front().spec,
+                                   ctx->size, 4LL * n, want, err),
+              MPI_SUCCESS);
+    EXPECT_EQ(ran.algorithm, want.canonical) << n;
+  }
+}

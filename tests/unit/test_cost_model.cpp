@@ -1,0 +1,111 @@
+// The cost model: exact per-round costs on small cases worked by hand, the
+// regimes the papers describe, the candidate lists, A2A_COST_MODEL parsing.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "select/cost_model.hpp"
+
+using namespace a2a::detail;
+
+namespace {
+ModelLayout nodes_of(const std::vector<int>& sizes) {
+  ModelLayout l;
+  int rank = 0;
+  for (size_t n = 0; n < sizes.size(); ++n) {
+    l.ranks.emplace_back();
+    for (int q = 0; q < sizes[n]; ++q, ++rank) {
+      l.ranks.back().push_back(rank);
+      l.node_of.push_back(static_cast<int>(n));
+    }
+  }
+  return l;
+}
+double cost_of(const std::vector<CostedSpec>& v, const std::string& spec) {
+  for (const auto& c : v)
+    if (c.spec == spec) return c.seconds;
+  ADD_FAILURE() << spec << " not modelled";
+  return -1;
+}
+MachineModel flat(double alpha, double beta, double overhead, double copy = 0) {
+  return {{alpha, beta}, {alpha, beta}, overhead, copy};
+}
+}  // namespace
+
+TEST(CostModel, HandWorkedRounds) {
+  // P = 4, 100-byte blocks.  Spread-out: one round of 3 messages,
+  // alpha + 2 overhead + 300 beta.  TRA radix 2: 2 rounds of 2 blocks each,
+  // 2 (alpha + 200 beta), plus copies of 2*400 (rotations) + 2*2*200 (packing).
+  const auto v = model_alltoall(nodes_of({4}), 100, flat(1, 0.001, 0.5, 0.0001));
+  EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 1 + 2 * 0.5 + 0.3 + 0.0001 * 100);
+  EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=2"), 2 * (1 + 0.2) + 0.0001 * (800 + 800));
+  // radix 4 = P: 3 rounds of one block.
+  EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=4"), 3 * (1 + 0.1) + 0.0001 * (800 + 600));
+  // factor: 4 rounds, one of them the local copy.
+  EXPECT_DOUBLE_EQ(cost_of(v, "factor"), 3 * (1 + 0.1) + 0.0001 * 100);
+  EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), [](auto& a, auto& b) { return a.seconds < b.seconds; }));
+}
+
+TEST(CostModel, InterNodeLinksCostMore) {
+  // 2 nodes of 2: rank 0's spread-out round reaches the other node, so it
+  // pays the inter-node alpha; beta per link.
+  const MachineModel m{{1, 0.001}, {10, 0.01}, 0, 0};
+  const auto v = model_alltoall(nodes_of({2, 2}), 100, m);
+  EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 10 + 0.1 + 2 * 1.0);
+  EXPECT_GT(cost_of(v, "tra2:radix-intra=2,radix-inter=2"), 0);
+  EXPECT_GT(cost_of(v, "clustered"), 0);
+  // Unequal nodes: no tra2 or tuna-hier candidates.
+  for (const auto& c : model_alltoall(nodes_of({1, 3}), 100, m)) EXPECT_EQ(c.spec.find("tra2"), std::string::npos);
+  for (const auto& c : model_alltoallv(nodes_of({1, 3}), 100, 100, m))
+    EXPECT_EQ(c.spec.find("tuna-hier"), std::string::npos);
+}
+
+TEST(CostModel, PapersRegimes) {
+  // Latency bound (tiny blocks, each extra message costs its overhead): few
+  // rounds win, a small radix; bandwidth bound: each block sent once.
+  const auto small = model_alltoall(nodes_of({64}), 8, flat(2e-6, 1e-10, 1e-6));
+  EXPECT_EQ(small.front().spec.rfind("tra:radix=", 0), 0u) << small.front().spec;
+  const auto large = model_alltoall(nodes_of({64}), 1 << 20, flat(2e-6, 1e-10, 1e-6));
+  EXPECT_EQ(large.front().spec, "spread-out");
+  // Non-uniform, tiny blocks: a log-round algorithm (padded Bruck, whose one
+  // message per round beats TuNA's two there, or TuNA); huge mean: spread-out.
+  const auto tiny = model_alltoallv(nodes_of({64}), 8, 64, flat(2e-6, 1e-10, 1e-6)).front().spec;
+  EXPECT_TRUE(tiny == "padded-bruck" || tiny.rfind("tuna:radix=", 0) == 0) << tiny;
+  EXPECT_EQ(model_alltoallv(nodes_of({64}), 64, 64, flat(2e-6, 1e-10, 1e-6)).front().spec, "padded-bruck");
+  EXPECT_EQ(model_alltoallv(nodes_of({64}), 64, 16384, flat(2e-6, 1e-10, 1e-6)).front().spec.rfind("tuna:radix=", 0), 0u);
+  EXPECT_EQ(model_alltoallv(nodes_of({64}), 1 << 20, 1 << 21, flat(2e-6, 1e-10, 1e-6)).front().spec, "spread-out");
+  // Padding costs the maximum: with a very skewed workload padded-bruck loses to tuna radix 2.
+  const auto skewed = model_alltoallv(nodes_of({16}), 64, 64 << 10, flat(2e-6, 1e-9, 1e-6));
+  EXPECT_GT(cost_of(skewed, "padded-bruck"), cost_of(skewed, "tuna:radix=2"));
+}
+
+TEST(CostModel, CandidateRadices) {
+  const auto r64 = candidate_radices(64);
+  EXPECT_EQ(r64.size(), 63u);
+  EXPECT_EQ(r64.front(), 2);
+  EXPECT_EQ(r64.back(), 64);
+  const auto r1000 = candidate_radices(1000);
+  for (int x : {2, 32, 66, 128, 512, 1000}) EXPECT_NE(std::find(r1000.begin(), r1000.end(), x), r1000.end()) << x;
+  EXPECT_EQ(std::find(r1000.begin(), r1000.end(), 100), r1000.end());
+  EXPECT_TRUE(std::is_sorted(r1000.begin(), r1000.end()));
+  EXPECT_TRUE(candidate_radices(1).empty());
+  EXPECT_EQ(model_alltoall(nodes_of({1}), 8, flat(1, 1, 1)).front().spec, "spread-out");
+}
+
+TEST(CostModel, EnvironmentText) {
+  MachineModel m;
+  unsigned given = 0;
+  std::string err;
+  ASSERT_TRUE(parse_cost_model("alpha_intra=1e-6,beta_inter=2e-10", m, given, err)) << err;
+  EXPECT_DOUBLE_EQ(m.intra.alpha, 1e-6);
+  EXPECT_DOUBLE_EQ(m.inter.beta, 2e-10);
+  EXPECT_EQ(given, 1u | 8u);
+  ASSERT_TRUE(parse_cost_model("alpha_intra=1,beta_intra=0,alpha_inter=1,beta_inter=0,overhead=0,copy=0", m, given, err));
+  EXPECT_EQ(given, kAllCostKeys);
+  for (const char* bad : {"alpha=1", "alpha_intra", "alpha_intra=", "alpha_intra=x", "alpha_intra=-1", "copy=2",
+                          "alpha_intra=1e-6;beta_intra=1", "alpha_intra=nan"}) {
+    err.clear();
+    EXPECT_FALSE(parse_cost_model(bad, m, given, err)) << bad;
+    EXPECT_NE(err.find("A2A_COST_MODEL"), std::string::npos) << bad;
+  }
+}
