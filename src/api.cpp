@@ -450,8 +450,12 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   stats->temp_bytes = s.temp_bytes;
   stats->inter_node_messages = s.inter_node_messages;
   stats->inter_node_bytes = s.inter_node_bytes;
-  std::strncpy(stats->decided_by, s.decided_by, sizeof stats->decided_by - 1);
   return MPI_SUCCESS;
+}
+
+extern "C" const char* A2A_Last_decided_by(void) {
+  std::lock_guard<std::mutex> guard(a2a::detail::last_lock);
+  return a2a::detail::last_stats.decided_by;
 }
 
 std::string a2a::tuning_status() {

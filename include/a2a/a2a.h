@@ -24,7 +24,6 @@ typedef struct A2A_Stats {
   long long temp_bytes;     /* peak scratch bytes this call used */
   long long inter_node_messages; /* data messages this rank sent to other nodes */
   long long inter_node_bytes;    /* payload bytes this rank sent to other nodes */
-  char      decided_by[16];      /* for "auto": "tuning" (A2A_TUNING_FILE) or "model" (cost model); else "" */
 } A2A_Stats;                /* counts the MPI library hides (native) are -1 */
 
 int A2A_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
@@ -54,6 +53,12 @@ int A2A_Plan_free(A2A_Plan *plan);
 /* This rank's statistics of its last A2A_Alltoall / A2A_Alltoallv call
  * (or A2A_Start). */
 int A2A_Last_stats(A2A_Stats *stats);
+
+/* Who chose the algorithm of this rank's last call when it was "auto":
+ * "tuning" (an A2A_TUNING_FILE entry) or "model" (the cost model); "" when the
+ * call named its algorithm.  A static string.  (Kept out of A2A_Stats so that
+ * the struct's size stays as programs were compiled with.) */
+const char *A2A_Last_decided_by(void);
 
 #ifdef __cplusplus
 }

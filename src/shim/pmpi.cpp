@@ -67,7 +67,8 @@ int served_call(MPI_Comm comm, F&& call) {
   ++s.calls;
   s.bytes += st.bytes_sent > 0 ? st.bytes_sent : 0;
   s.seconds += dt;
-  ++s.algorithms[st.decided_by[0] ? std::string(st.algorithm) + "[" + st.decided_by + "]" : std::string(st.algorithm)];
+  const std::string by = A2A_Last_decided_by();
+  ++s.algorithms[by.empty() ? std::string(st.algorithm) : std::string(st.algorithm) + "[" + by + "]"];
   return rc;
 }
 

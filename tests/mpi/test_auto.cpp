@@ -73,14 +73,14 @@ std::pair<std::string, std::string> agreed_choice(MPI_Comm comm) {
   A2A_Stats st;
   A2A_Last_stats(&st);
   char mine[160] = {};
-  std::snprintf(mine, sizeof mine, "%s|%s", st.algorithm, st.decided_by);
+  std::snprintf(mine, sizeof mine, "%s|%s", st.algorithm, A2A_Last_decided_by());
   char first[160];
   std::memcpy(first, mine, sizeof first);
   MPI_Bcast(first, sizeof first, MPI_CHAR, 0, comm);
   int differ = std::strcmp(first, mine) != 0;
   MPI_Allreduce(MPI_IN_PLACE, &differ, 1, MPI_INT, MPI_MAX, comm);
   EXPECT_EQ(differ, 0) << "ranks decided differently; this rank ran " << mine;
-  return {st.algorithm, st.decided_by};
+  return {st.algorithm, A2A_Last_decided_by()};
 }
 
 struct Ran {
