@@ -8,7 +8,8 @@
 #     (results/sweep-*.csv); auto rows use the tuning file.
 #  3. auto against the best fixed algorithm, P = 4, 8, 16, 16 B .. 256 KiB,
 #     uniform and non-uniform, once with the tuning file and once with the
-#     cost model alone (results/auto-vs-best.md).
+#     cost model alone, and alltoallv once more in the agree error mode
+#     (results/auto-vs-best.md).
 #  4. `a2a plot` draws docs/*.png from those CSVs.
 # a2a rows run with A2A_ERROR_CHECK=local (no per-call agreement, as MPI);
 # the agree/auto row prices the default mode.  Compare ratios within one
@@ -65,8 +66,17 @@ for np in 4 8 16; do
     done
   done
 done
-/usr/bin/python3 tools/auto_vs_best.py \
-  tuned="$(ls results/avb-tuned-*.csv | paste -sd,)" model="$(ls results/avb-model-*.csv | paste -sd,)" \
+# Alltoallv again with every row agreeing on errors (the default mode): auto's
+# global mean/max allreduce is then the agreement one, shared by all rows.
+for np in 4 8 16; do
+  for w in uniform power-law; do
+    run -np "$np" $a2a bench --collective alltoallv --workload $w --sweep-radix "${fixed[@]}" \
+      -a padded-bruck -a two-phase-bruck -m 16:262144 -i 20 -x 3 -c --error-check agree \
+      --csv "results/avb-agree-v-$w-p$np.csv"
+  done
+done
+/usr/bin/python3 tools/auto_vs_best.py tuned="$(ls results/avb-tuned-*.csv | paste -sd,)" \
+  model="$(ls results/avb-model-*.csv | paste -sd,)" tuned-agree="$(ls results/avb-agree-*.csv | paste -sd,)" \
   | tee results/auto-vs-best.md
 
 # 4. Plot.

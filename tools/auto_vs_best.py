@@ -42,7 +42,7 @@ def main(args):
         rule += "---|---|---|"
     print(head)
     print(rule)
-    ratios = {label: [] for label, _ in runs}
+    ratios = {}
     for k in keys:
         line = f"| {k[0]} | {k[1]} | {k[2]} | {k[3]} |"
         for label, r in runs:
@@ -51,15 +51,15 @@ def main(args):
                 continue
             best, best_us, auto, auto_us = r[k]
             ratio = auto_us / best_us
-            ratios[label].append(ratio)
+            ratios.setdefault((label, k[1]), []).append(ratio)
             line += f" {best} {best_us:.1f} us | {auto} {auto_us:.1f} us | {ratio:.2f} |"
         print(line)
-    for label, rs in ratios.items():
-        if rs:
-            gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
-            within = sum(1 for x in rs if x <= 1.25)
-            print(f"\n{label}: {len(rs)} cases, auto/best geometric mean {gm:.2f}, worst {max(rs):.2f}, "
-                  f"{within} of {len(rs)} within 1.25x")
+    print()
+    for (label, coll), rs in sorted(ratios.items()):
+        gm = math.exp(sum(math.log(x) for x in rs) / len(rs))
+        within = sum(1 for x in rs if x <= 1.25)
+        print(f"- {label}, {coll}: {len(rs)} cases, auto/best geometric mean {gm:.2f}, worst {max(rs):.2f}, "
+              f"{within} of {len(rs)} within 1.25x")
 
 
 if __name__ == "__main__":

@@ -103,6 +103,10 @@ contains
     call get_environment_variable(env, want, length)
     rc_ = last_stats(st)
     ran = length > 0
+    if (want(1:length) == 'auto') then  ! whatever auto chose
+      ran = st%algorithm(1) /= c_null_char
+      return
+    end if
     do k = 1, length
       if (want(k:k) == ':') exit
       ran = ran .and. st%algorithm(k) == want(k:k)
