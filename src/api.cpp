@@ -297,9 +297,13 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   }
   // One allreduce agrees on errors and yields the global largest block (the
   // padded and two-phase algorithms need it) and the bytes sent by all ranks
-  // (auto decides on the global mean and maximum block).
+  // (auto decides on the global mean and maximum block, unless nothing it
+  // could pick needs them: auto_without_sizes).
   long long global_max = -1, global_sent = 0;
-  if ((agree_on_errors() || is_auto) && mode != Mode::prechecked) {
+  const AutoDecision* without_sizes = nullptr;
+  if (is_auto && mode != Mode::prechecked)
+    if (const int rc = auto_without_sizes(*ctx, without_sizes, msg)) return rc;
+  if ((agree_on_errors() || (is_auto && !without_sizes)) && mode != Mode::prechecked) {
     long long sent = 0;
     for (int i = 0; i < P; ++i) sent += sbytes[i];
     long long v[3] = {err, largest, sent};
@@ -311,9 +315,10 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   if (err != MPI_SUCCESS) return failed(err, msg);
   const Resolved* chosen = &choice.res;
   if (is_auto) {
-    const AutoDecision* d = nullptr;
+    const AutoDecision* d = without_sizes;
     const long long mean = global_sent / (static_cast<long long>(P) * P);
-    if (const int rc = resolve_auto(*ctx, Collective::alltoallv, mean, global_max, d, msg)) return rc;
+    if (!d)
+      if (const int rc = resolve_auto(*ctx, Collective::alltoallv, mean, global_max, d, msg)) return rc;
     chosen = &d->resolved;
     st.decided_by = d->source;
   }

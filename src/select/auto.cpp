@@ -135,6 +135,69 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
   return MPI_SUCCESS;
 }
 
+bool same_messages_family(const std::string& spec) {
+  return spec == "linear" || spec == "spread-out" || spec.rfind("scattered", 0) == 0;
+}
+
+namespace {
+
+// Does the union of the key's entries cover every mean block size?
+bool covers_all(std::vector<std::pair<long long, long long>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  long long next = 0;
+  for (const auto& [lo, hi] : ranges) {
+    if (lo > next) return false;
+    next = std::max(next, hi + 1);
+  }
+  return next > (1LL << 50);
+}
+
+}  // namespace
+
+int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error) {
+  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
+  AutoState& a = *ctx.auto_state;
+  if (!a.v_fixed_known) {
+    const AutoDecision* probe = nullptr;  // agrees on the tuning file (collective once)
+    if (const int rc = resolve_auto(ctx, Collective::alltoallv, 0, 0, probe, error)) return rc;
+    std::vector<std::string> picks;
+    std::vector<std::pair<long long, long long>> ranges;
+    if (a.table)
+      for (const auto& e : a.table->entries)
+        if (e.collective == Collective::alltoallv && e.nodes == a.nodes) {
+          picks.push_back(e.algorithm);
+          ranges.emplace_back(e.min_bytes, e.max_bytes);
+        }
+    const bool tuned = covers_all(ranges);
+    bool safe = std::all_of(picks.begin(), picks.end(), same_messages_family);
+    if (safe && !tuned) {
+      MachineModel m;
+      if (const int rc = machine_model(ctx, m, error)) return rc;
+      for (long long mean = 1; safe && mean <= (1LL << 30); mean *= 2)
+        for (long long skew : {1, 4, 64}) {
+          picks.push_back(model_alltoallv(a.layout, mean, mean * skew, m).front().spec);
+          if (!same_messages_family(picks.back())) {
+            safe = false;
+            break;
+          }
+        }
+    }
+    if (safe && !picks.empty()) {
+      std::map<std::string, int> votes;
+      std::string best;
+      for (const auto& p : picks)
+        if (++votes[p] > votes[best]) best = p;
+      auto d = std::make_unique<AutoDecision>();
+      if (const int rc = resolve(Collective::alltoallv, best, ctx.size, 0, d->resolved, error)) return rc;
+      d->source = tuned ? "tuning" : "model";
+      a.v_fixed = std::move(d);
+    }
+    a.v_fixed_known = 1;
+  }
+  out = a.v_fixed.get();
+  return MPI_SUCCESS;
+}
+
 int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long max_bytes, const AutoDecision*& out,
                  std::string& error) {
   if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();

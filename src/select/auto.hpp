@@ -14,6 +14,7 @@
 // node-mate and a rank of another node.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <tuple>
 
@@ -31,6 +32,9 @@ struct AutoDecision {
 };
 
 struct AutoState {
+  bool prepared = false;               // tuning agreed and model measured
+  int v_fixed_known = 0;               // alltoallv: 1 once v_fixed is decided
+  std::unique_ptr<AutoDecision> v_fixed;  // alltoallv without sizes (see below), or null
   bool tuning_checked = false;
   const TuningTable* table = nullptr;  // agreed on this communicator
   std::vector<int> nodes;              // ranks per node
@@ -39,6 +43,19 @@ struct AutoState {
   ModelLayout layout;
   std::map<std::tuple<int, long long, long long>, AutoDecision> memo;
 };
+
+// Alltoallv needs the global mean and maximum block (an allreduce) only when
+// auto could pick algorithms that every rank must run alike.  linear,
+// spread-out and scattered send the same messages (one per non-empty pair,
+// same tag, same pieces, all in flight or in MPICH's batches), so ranks could
+// even mix them.  When every algorithm the communicator's tuning entries and
+// the cost model (over block sizes 1 B .. 1 GiB and skews 1, 4, 64) can pick
+// is one of these, auto runs the most frequent of them for every call on
+// this communicator: the same on every rank, with no allreduce.  Sets `out`
+// to that decision, or to null when the sizes are needed.  Collective on
+// the communicator's first auto call.
+int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error);
+bool same_messages_family(const std::string& spec);
 
 int resolve_auto(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes, const AutoDecision*& out,
                  std::string& error);

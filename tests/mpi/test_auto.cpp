@@ -56,6 +56,16 @@ void install_tuning() {
   MPI_Bcast(&stamp, 1, MPI_INT, 0, MPI_COMM_WORLD);
   const std::string path = "a2a-test-tuning-" + std::to_string(stamp) + "-" + std::to_string(rank) + ".json";
   std::string text = tuning_text(P, node_sizes(MPI_COMM_WORLD), s == "mismatch" && rank == 0);
+  if (s == "family") {  // alltoallv entries only from the linear family
+    a2a::detail::TuningTable t;
+    t.mpi_library = a2a::detail::mpi_library_version();
+    const auto nodes = node_sizes(MPI_COMM_WORLD);
+    t.entries = {{Collective::alltoall, P, nodes, 0, 1LL << 50, 1, "", "tra:radix=2", 1},
+                 {Collective::alltoallv, P, nodes, 0, 100, 1, "uniform", "linear", 1},
+                 {Collective::alltoallv, P, nodes, 101, 1000, 1, "uniform", "linear", 1},
+                 {Collective::alltoallv, P, nodes, 1001, 1LL << 60, 1, "uniform", "spread-out", 1}};
+    text = a2a::detail::tuning_json(t);
+  }
   if (s == "corrupt") text = text.substr(0, text.size() / 2);
   if (s == "foreign") text = R"({"format": "osu-results", "rows": []})";
   std::ofstream(path) << text;
@@ -64,6 +74,7 @@ void install_tuning() {
   std::remove(path.c_str());
   const char* expected = s == "corrupt"   ? "ignored: not valid JSON"
                          : s == "foreign" ? "ignored: not an a2a tuning file"
+                         : s == "family"  ? ": 4 entries"
                                           : ": 3 entries";
   EXPECT_NE(status.find(expected), std::string::npos) << status;
 }
@@ -154,12 +165,15 @@ TEST_F(Auto, EveryRankDecidesAlike) {
 TEST_F(Auto, FollowsTheTuningFileOrTheModel) {
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  const bool tuned = scenario() == "good";
+  const bool tuned = scenario() == "good" || scenario() == "family";
   const Ran small = alltoall_auto(MPI_COMM_WORLD, 4);   // 16-byte blocks
   const Ran large = alltoall_auto(MPI_COMM_WORLD, 64);  // 256-byte blocks
   const Ran v = alltoallv_auto(MPI_COMM_WORLD, 8);
   for (const Ran& r : {small, large, v}) EXPECT_EQ(r.by, tuned ? "tuning" : "model") << r.algorithm;
-  if (tuned) {
+  if (scenario() == "family") {
+    EXPECT_EQ(v.algorithm, "linear");
+  }
+  if (scenario() == "good") {
     EXPECT_EQ(small.algorithm, "tra:radix=2");
     EXPECT_EQ(large.algorithm, "factor");
     EXPECT_EQ(v.algorithm, "tuna:radix=2");
@@ -173,6 +187,17 @@ TEST_F(Auto, FollowsTheTuningFileOrTheModel) {
   A2A_Last_stats(&st);
   EXPECT_EQ(st.algorithm, small.algorithm);
   A2A_Plan_free(&plan);
+}
+
+// A table whose alltoallv entries are all linear-family runs its most
+// frequent one for every size, with no size allreduce (select/auto.hpp).
+TEST_F(Auto, LinearFamilyTableNeedsNoSizes) {
+  if (scenario() != "family") GTEST_SKIP() << "A2A_TEST_TUNING=family only";
+  for (int n : {1, 30, 3000}) {
+    const Ran r = alltoallv_auto(MPI_COMM_WORLD, n);
+    EXPECT_EQ(r.algorithm, "linear") << n;
+    EXPECT_EQ(r.by, "tuning");
+  }
 }
 
 // With every model parameter given (A2A_COST_MODEL) nothing is measured, so
