@@ -113,8 +113,8 @@ void progress(long long done, long long total, const std::string& what) {
 struct Measured {
   long long key = 0;  // block bytes (alltoall) or global mean block (alltoallv)
   double skew = 1;
-  std::string best;
-  double best_us = 0, native_us = 0;
+  std::string best, family;  // overall winner; best of linear/spread-out/scattered
+  double best_us = 0, family_us = 0, native_us = 0;
 };
 
 // Winners per size -> entries: ranges between geometric midpoints, merged.
@@ -225,10 +225,8 @@ int run_tune(const std::vector<std::string>& raw) {
     MPI_Allreduce(MPI_IN_PLACE, t.data(), 50, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     allreduce_s = median(t);
   }
-  if (rank == 0 && collective != "alltoall")
-    std::printf("# alltoallv: a winner outside linear/spread-out/scattered must beat the best of those by more than\n"
-                "# the allreduce auto then needs per call (%.2f us here)\n", allreduce_s * 1e6);
   int status = 0;
+  std::vector<std::pair<const Job*, std::vector<Measured>>> v_results;
   for (const auto& job : jobs) {
     const bool v = job.coll == Collective::alltoallv;
     const auto algs = candidates(job.coll, P, ctx->topology);
@@ -266,16 +264,13 @@ int run_tune(const std::vector<std::string>& raw) {
             (!a2a::detail::same_messages_family(algs[best_family]) || median(t[a]) < median(t[best_family])))
           best_family = a;
       }
-      // Alltoallv: a winner outside the linear family makes auto pay an
-      // allreduce per call (select/auto.hpp), so it must win by more than that.
-      if (v && !a2a::detail::same_messages_family(algs[best]) &&
-          median(t[best]) + allreduce_s >= median(t[best_family]))
-        best = best_family;
       Measured r;
       r.key = v ? b.mean : m;
       r.skew = v && b.mean > 0 ? static_cast<double>(b.max) / b.mean : 1.0;
       r.best = algs[best];
       r.best_us = median(t[best]) * 1e6;
+      r.family = algs[best_family];
+      r.family_us = median(t[best_family]) * 1e6;
       r.native_us = median(t[0]) * 1e6;
       measured.push_back(r);
       if (!quiet) progress(done, total, (v ? job.workload + " " : std::string()) + std::to_string(m) + " B");
@@ -283,7 +278,26 @@ int run_tune(const std::vector<std::string>& raw) {
                   r.best.c_str(), r.best_us, r.native_us, r.native_us / r.best_us);
       std::fflush(stdout);
     }
-    if (rank == 0) add_entries(table, job.coll, P, nodes, job.workload, measured);
+    if (rank == 0 && !v) add_entries(table, job.coll, P, nodes, job.workload, measured);
+    if (rank == 0 && v) v_results.emplace_back(&job, std::move(measured));
+  }
+  if (rank == 0 && !v_results.empty()) {
+    // Alltoallv: any winner outside linear/spread-out/scattered makes auto
+    // pay an allreduce on every call of the communicator (select/auto.hpp).
+    // Keep the unrestricted winners only if, plus that allreduce, they beat
+    // the family's best in geometric mean over every measured size.
+    double log_gain = 0;
+    for (const auto& [job, ms] : v_results)
+      for (const auto& r : ms) log_gain += std::log(r.family_us / (r.best_us + allreduce_s * 1e6));
+    const bool unrestricted = log_gain > 0;
+    std::printf("# alltoallv: %s (winners plus the %.2f us size allreduce against the linear family: geometric mean "
+                "ratio %.3f)\n", unrestricted ? "unrestricted winners" : "linear family only, no size allreduce",
+                allreduce_s * 1e6, std::exp(-log_gain / std::max<size_t>(1, v_results.size() * sizes.size())));
+    for (auto& [job, ms] : v_results) {
+      if (!unrestricted)
+        for (auto& r : ms) r.best = r.family, r.best_us = r.family_us;
+      add_entries(table, job->coll, P, nodes, job->workload, ms);
+    }
   }
   if (rank == 0) {
     if (merge) {  // keep what the file holds for other (collective, P, layout)
