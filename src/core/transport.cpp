@@ -93,10 +93,16 @@ int make_bytes_type(size_t bytes, MPI_Datatype* out) {
 }
 
 int make_blocks_type(size_t bytes, const std::vector<MPI_Aint>& displs, MPI_Datatype* out) {
+  const int count = static_cast<int>(displs.size());
+  if (bytes <= max_message_bytes()) {  // plain bytes: no intermediate type to free early
+    int rc = MPI_Type_create_hindexed_block(count, static_cast<int>(bytes), displs.data(), MPI_BYTE, out);
+    if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
+    return rc;
+  }
   MPI_Datatype block;
   int rc = make_bytes_type(bytes, &block);
   if (rc != MPI_SUCCESS) return rc;
-  rc = MPI_Type_create_hindexed_block(static_cast<int>(displs.size()), 1, displs.data(), block, out);
+  rc = MPI_Type_create_hindexed_block(count, 1, displs.data(), block, out);
   MPI_Type_free(&block);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
   return rc;

@@ -66,7 +66,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
-  rc = [&] {
+  rc = [&]() -> int {
     const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
                               *node_ctx, c.stats, -1};
@@ -126,7 +126,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       off += static_cast<size_t>(part_bytes[k]);
     }
   }
-  rc = [&] {
+  rc = [&]() -> int {
     const SubLayout layout(c.stats, *port_ctx);
     const size_t batch = static_cast<size_t>(prm.block);
     for (size_t first = 0; first < plan.size(); first += batch) {

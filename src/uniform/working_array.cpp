@@ -1,6 +1,7 @@
 #include "uniform/working_array.hpp"
 
 #include <algorithm>
+#include <vector>
 
 namespace a2a::detail {
 
@@ -21,6 +22,24 @@ int step_types(const UniformCall& c, MPI_Aint stride, const std::function<int(in
   }
   out = &c.ctx.types.store(key, std::move(types));
   return MPI_SUCCESS;
+}
+
+// The step's blocks of `buf` (type t, `bytes` of data) go to dst and are
+// replaced by src's.  SMPI 3.32's MPI_Sendrecv_replace overruns its own
+// buffer with sparse derived types, so the simulated build receives into a
+// packed copy and unpacks it into place.
+int sendrecv_replace(void* buf, MPI_Datatype t, size_t bytes, int dst, int src, MPI_Comm comm) {
+#ifdef A2A_SMPI
+  std::vector<char> packed(bytes);
+  int rc = MPI_Sendrecv(buf, 1, t, dst, kDataTag, packed.data(), static_cast<int>(bytes), MPI_BYTE, src, kDataTag,
+                        comm, MPI_STATUS_IGNORE);
+  int position = 0;
+  if (rc == MPI_SUCCESS) rc = MPI_Unpack(packed.data(), static_cast<int>(bytes), &position, buf, 1, t, comm);
+  return rc;
+#else
+  (void)bytes;
+  return MPI_Sendrecv_replace(buf, 1, t, dst, kDataTag, src, kDataTag, comm, MPI_STATUS_IGNORE);
+#endif
 }
 
 }  // namespace
@@ -44,7 +63,7 @@ int run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std:
     const int src = mod(p - static_cast<long long>(dir) * s.distance, P);
     const size_t bytes = s.slots.size() * c.bs;
     if (dt) {
-      const int rc = MPI_Sendrecv_replace(W, 1, (*types)[k], dst, kDataTag, src, kDataTag, c.comm(), MPI_STATUS_IGNORE);
+      const int rc = sendrecv_replace(W, (*types)[k], bytes, dst, src, c.comm());
       if (rc != MPI_SUCCESS) return rc;
       c.stats.count_message(dst, bytes);
       c.stats.bytes_sent += static_cast<long long>(bytes);
