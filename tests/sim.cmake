@@ -9,7 +9,7 @@ file(MAKE_DIRECTORY ${sim_dir})
 execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/sim/platform.py --preset local --nodes 4
   --per-node 16 -o ${sim_dir}/local-4x16 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 set(smpirun ${A2A_SMPIRUN} -platform ${sim_dir}/local-4x16.xml -hostfile ${sim_dir}/local-4x16.hosts
-  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:ompi --log=root.thres:critical)
+  --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:critical)
 set(sim_alltoall -a tra:radix=2 -a tra:radix=8 -a tra:radix=64 -a bruck-zero-rotation -a bruck-basic:dt=1
   -a spread-out -a tra2 -a clustered -a auto)
 set(sim_alltoallv -a tuna:radix=2 -a tuna:radix=8 -a two-phase-bruck -a padded-bruck -a spread-out

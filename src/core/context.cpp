@@ -12,13 +12,39 @@ void Scratch::begin_call() {
   for (size_t& u : used_) u = 0;
 }
 
+bool sim_shared_buffers() {
+#ifdef A2A_SMPI
+  const char* v = std::getenv("A2A_SIM_SHARED");
+  return v && *v && std::string(v) != "0";
+#else
+  return false;
+#endif
+}
+
+char* alloc_buffer(size_t bytes) {
+#ifdef A2A_SMPI
+  if (sim_shared_buffers()) return static_cast<char*>(SMPI_SHARED_MALLOC(bytes > 0 ? bytes : 1));
+#endif
+  return new char[bytes];
+}
+
+void BufferFree::operator()(char* p) const {
+#ifdef A2A_SMPI
+  if (sim_shared_buffers()) {
+    SMPI_SHARED_FREE(p);
+    return;
+  }
+#endif
+  delete[] p;
+}
+
 char* Scratch::get(Region region, size_t bytes, Stats& stats) {
   if (bytes > used_[region]) {
     stats.temp_bytes += static_cast<long long>(bytes - used_[region]);
     used_[region] = bytes;
   }
   if (bytes > cap_[region]) {
-    buf_[region].reset(new char[bytes]);
+    buf_[region].reset(alloc_buffer(bytes));
     cap_[region] = bytes;
   }
   return buf_[region].get();

@@ -37,6 +37,29 @@ struct Stats {
 // Scratch regions, each grown to the largest request seen and then reused
 // across calls.  A call's temp_bytes is the sum over regions of the largest
 // size it asked of each (a region asked again within a call reuses it).
+// Under SMPI with A2A_SIM_SHARED=1, scratch (and the bench's buffers) come
+// from SMPI_SHARED_MALLOC: every simulated rank shares the same pages, so
+// thousands of ranks fit in memory; the data are then meaningless (timing
+// runs only).  Elsewhere plain new[]/delete[].
+bool sim_shared_buffers();
+char* alloc_buffer(size_t bytes);
+struct BufferFree {
+  void operator()(char* p) const;
+};
+
+// A std::allocator stand-in on alloc_buffer, for the bench's buffers.
+template <class T>
+struct BufferAllocator {
+  using value_type = T;
+  BufferAllocator() = default;
+  template <class U>
+  BufferAllocator(const BufferAllocator<U>&) {}
+  T* allocate(size_t n) { return reinterpret_cast<T*>(alloc_buffer(n * sizeof(T))); }
+  void deallocate(T* p, size_t) { BufferFree{}(reinterpret_cast<char*>(p)); }
+  bool operator==(const BufferAllocator&) const { return true; }
+  bool operator!=(const BufferAllocator&) const { return false; }
+};
+
 class Scratch {
  public:
   enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kCount };
@@ -45,7 +68,7 @@ class Scratch {
   size_t reserved() const;
 
  private:
-  std::unique_ptr<char[]> buf_[kCount];
+  std::unique_ptr<char[], BufferFree> buf_[kCount];
   size_t cap_[kCount] = {};
   size_t used_[kCount] = {};  // this call's peak per region
 };
