@@ -35,14 +35,13 @@
 #include <cstdlib>
 #include <fstream>
 #include <map>
-#include <numeric>
-#include <random>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
+#include "timing.hpp"
 #include "workload/workload.hpp"
 
 namespace {
@@ -188,11 +187,6 @@ std::string shown(const std::string& asked, const std::string& ran) {
   return asked.rfind(kAgree, 0) == 0 ? kAgree + ran : ran;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 }  // namespace
 
@@ -273,33 +267,18 @@ int run_bench(const std::vector<std::string>& raw) {
     // S of the bandwidths: this rank's send total, the largest over ranks.
     long long rank_bytes = static_cast<long long>(c.sbuf.size());
     MPI_Allreduce(MPI_IN_PLACE, &rank_bytes, 1, MPI_LONG_LONG, MPI_MAX, MPI_COMM_WORLD);
-    std::vector<std::vector<double>> t(algs.size(), std::vector<double>(iters));
+    std::vector<std::vector<double>> t;
     std::vector<std::string> ran(algs.size());
-    std::vector<size_t> order(algs.size());
-    std::iota(order.begin(), order.end(), size_t{0});
-    std::mt19937 shuffler(static_cast<unsigned>(m));
-    for (int it = -warmup; it < iters; ++it) {
-      // A fresh order every iteration (the same on every rank: same seed), so no
-      // row always follows the same one.
-      std::shuffle(order.begin(), order.end(), shuffler);
-      for (size_t a : order) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        const double t0 = MPI_Wtime();
-        const int rc = run(algs[a], c, mode);
-        const double dt = MPI_Wtime() - t0;
-        if (rc != MPI_SUCCESS) {
-          if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[a].c_str(), a2a::last_error_message().c_str());
-          MPI_Finalize();
-          return 1;
-        }
-        if (it >= 0) t[a][it] = dt;
-        A2A_Stats st;
-        A2A_Last_stats(&st);
-        ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
-      }
+    size_t failed = 0;
+    const auto call = [&](size_t a) { return run(algs[a], c, mode); };
+    const int rc = a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed);
+    if (rc != MPI_SUCCESS) {
+      if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[failed].c_str(), a2a::last_error_message().c_str());
+      MPI_Finalize();
+      return 1;
     }
-    // One more call per algorithm, untimed: validation (-c) and the
-    // inter-node message count summed over ranks (-1: hidden, native).
+    // One more call per algorithm, untimed: validation (-c), what ran, and
+    // the inter-node message count summed over ranks (-1: hidden, native).
     std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
     for (size_t a = 0; a < algs.size(); ++a) {
       std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
@@ -308,18 +287,19 @@ int run_bench(const std::vector<std::string>& raw) {
       A2A_Stats st;
       A2A_Last_stats(&st);
       inter[a] = algs[a] == "native" ? -1 : st.inter_node_messages;
+      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
     }
     MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, inter.data(), static_cast<int>(inter.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     for (size_t a = 0; a < algs.size(); ++a)
       MPI_Allreduce(MPI_IN_PLACE, t[a].data(), iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank != 0) continue;
-    const double native = median(t[0]);
+    const double native = a2a::tools::median(t[0]);
     for (size_t a = 0; a < algs.size(); ++a) {
-      const double med = median(t[a]) * 1e6;
+      const double med = a2a::tools::median(t[a]) * 1e6;
       const double lo = *std::min_element(t[a].begin(), t[a].end()) * 1e6;
       const double hi = *std::max_element(t[a].begin(), t[a].end()) * 1e6;
-      const double ratio = median(t[a]) / native;
+      const double ratio = a2a::tools::median(t[a]) / native;
       wrong_total += wrong[a];
       const long long inter_msgs = inter[a] < 0 ? -1 : inter[a];
       const double algbw = static_cast<double>(rank_bytes) / (med * 1e-6) / 1e9;

@@ -17,7 +17,6 @@
 #include <cstdio>
 #include <fstream>
 #include <numeric>
-#include <random>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -28,6 +27,7 @@
 #include "select/auto.hpp"
 #include "select/cost_model.hpp"
 #include "select/tuning.hpp"
+#include "timing.hpp"
 #include "workload/workload.hpp"
 
 namespace {
@@ -95,11 +95,6 @@ int run(Collective coll, const std::string& alg, Buffers& b) {
                        MPI_COMM_WORLD, alg.c_str());
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Rank 0's progress bar on stderr, redrawn in place.
 void progress(long long done, long long total, const std::string& what) {
@@ -223,7 +218,7 @@ int run_tune(const std::vector<std::string>& raw) {
       if (it >= 0) t[it] = MPI_Wtime() - t0;
     }
     MPI_Allreduce(MPI_IN_PLACE, t.data(), 50, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    allreduce_s = median(t);
+    allreduce_s = a2a::tools::median(t);
   }
   int status = 0;
   std::vector<std::pair<const Job*, std::vector<Measured>>> v_results;
@@ -237,41 +232,34 @@ int run_tune(const std::vector<std::string>& raw) {
                   "native/best");
     for (long long m : sizes) {
       Buffers b = make_buffers(job.coll, shapes[job.shape], m, rank, P);
-      std::vector<std::vector<double>> t(algs.size(), std::vector<double>(iters));
-      std::vector<size_t> order(algs.size());
-      std::iota(order.begin(), order.end(), size_t{0});
-      std::mt19937 shuffler(static_cast<unsigned>(m));
-      for (int it = -warmup; it < iters; ++it) {
-        std::shuffle(order.begin(), order.end(), shuffler);
-        for (size_t a : order) {
-          MPI_Barrier(MPI_COMM_WORLD);
-          const double t0 = MPI_Wtime();
-          if (run(job.coll, algs[a], b) != MPI_SUCCESS) {  // the same arguments fail alike on every rank
-            if (rank == 0) std::fprintf(stderr, "\na2a tune: %s failed: %s\n", algs[a].c_str(), a2a::last_error_message().c_str());
-            MPI_Finalize();
-            return 1;
-          }
-          if (it >= 0) t[a][it] = MPI_Wtime() - t0;
-        }
+      std::vector<std::vector<double>> t;
+      size_t failed = 0;
+      const auto call = [&](size_t a) { return run(job.coll, algs[a], b); };
+      if (a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed) != MPI_SUCCESS) {
+        // the same arguments fail alike on every rank
+        if (rank == 0)
+          std::fprintf(stderr, "\na2a tune: %s failed: %s\n", algs[failed].c_str(), a2a::last_error_message().c_str());
+        MPI_Finalize();
+        return 1;
       }
       for (auto& ta : t) MPI_Allreduce(MPI_IN_PLACE, ta.data(), iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       done += static_cast<long long>(algs.size());
       if (rank != 0) continue;
       size_t best = 0, best_family = 0;
       for (size_t a = 1; a < algs.size(); ++a) {
-        if (median(t[a]) < median(t[best])) best = a;
+        if (a2a::tools::median(t[a]) < a2a::tools::median(t[best])) best = a;
         if (a2a::detail::same_messages_family(algs[a]) &&
-            (!a2a::detail::same_messages_family(algs[best_family]) || median(t[a]) < median(t[best_family])))
+            (!a2a::detail::same_messages_family(algs[best_family]) || a2a::tools::median(t[a]) < a2a::tools::median(t[best_family])))
           best_family = a;
       }
       Measured r;
       r.key = v ? b.mean : m;
       r.skew = v && b.mean > 0 ? static_cast<double>(b.max) / b.mean : 1.0;
       r.best = algs[best];
-      r.best_us = median(t[best]) * 1e6;
+      r.best_us = a2a::tools::median(t[best]) * 1e6;
       r.family = algs[best_family];
-      r.family_us = median(t[best_family]) * 1e6;
-      r.native_us = median(t[0]) * 1e6;
+      r.family_us = a2a::tools::median(t[best_family]) * 1e6;
+      r.native_us = a2a::tools::median(t[0]) * 1e6;
       measured.push_back(r);
       if (!quiet) progress(done, total, (v ? job.workload + " " : std::string()) + std::to_string(m) + " B");
       std::printf("%s%10lld %10lld  %-36s %10.2f %10.2f %8.3f\n", quiet ? "" : "\r", r.key, v ? b.max : m,
