@@ -1,40 +1,121 @@
 #!/usr/bin/env bash
 # Simulated scale runs on SimGrid SMPI (the SMPI build, CMake preset smpi):
-# a2a's log-step algorithms against SMPI's ports of the MPICH, Open MPI and
-# MVAPICH2 alltoall selectors ("native" under --cfg=smpi/alltoall:SEL), on
-# the Theta-like platforms of sim/ (64 ranks per node, Aries-like dragonfly;
-# numbers and sources in sim/platform.py).  Simulated time is deterministic,
-# so these runs may share the machine with anything.  Validated (-c) at
-# P = 256; at 1024 and 4096 A2A_SIM_SHARED=1 shares all buffers between the
-# simulated ranks (timing only).  Writes results/sim-*.csv.
-# O(P^2)-message algorithms (linear family) are left out: SMPI needs minutes
-# per call for them at these P.
-set -euo pipefail
+# a2a's algorithms against SMPI's ports of the MPICH, Open MPI and MVAPICH2
+# selectors ("native" under --cfg=smpi/alltoall:SEL and smpi/alltoallv:SEL)
+# on the Theta-like platforms of sim/ (64 ranks per node, Aries-like
+# dragonfly; numbers and sources in sim/platform.py, docs/simulation.md).
+#
+#   bash scripts/sim-bench.sh [PHASE ...]     (default: every phase)
+#
+# Phases: p256 (validated, every byte checked), radix (TRA vs radix, P=1024),
+# alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
+# P=1024), p4096.  Simulated time is deterministic, so one timed call per
+# size is enough and the runs may share the machine with anything; each
+# phase may run in its own shell at the same time (one core each).  At
+# P >= 1024 A2A_SIM_SHARED=1 shares all buffers between the simulated ranks
+# (timing only, data not validated).  Every run writes results/sim/NAME.csv
+# (a2a bench's CSV) and results/sim/NAME.time ("wall_s max_rss_kB" of the
+# whole simulation); tools/sim_table.py turns them into docs/simulation.md's
+# tables.  Rows whose native algorithm is O(P^2) messages posted at once are
+# slow to simulate (minutes per call at P = 1024), so natives run in runs of
+# their own (-a native) and the a2a rows with --without-native.  A run whose
+# results are there is skipped (so an interrupted script resumes) unless
+# A2A_SIM_RERUN=1.
+set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
-cmake --preset smpi >/dev/null
-cmake --build build-smpi -j "$(nproc)"
-mkdir -p results
-sim() {  # platform, then smpirun / a2a arguments
-  local platform=$1
-  shift
-  smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no \
-    --cfg=smpi/coll-selector:mpich --log=root.thres:critical "$@"
+cmake --preset smpi >/dev/null && cmake --build build-smpi -j "$(nproc)" >/dev/null || exit 1
+mkdir -p results/sim
+
+run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
+  local name=$1 platform=$2 sel=$3
+  shift 3
+  local np
+  np=$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")
+  if [ -z "${A2A_SIM_RERUN:-}" ] && [ -s "results/sim/$name.csv" ] && [ -s "results/sim/$name.time" ]; then
+    echo "== $name: done before (A2A_SIM_RERUN=1 runs it again)"
+    return
+  fi
+  if [ -z "${A2A_SIM_RERUN:-}" ] && grep -qs "^# failed" "results/sim/$name.txt"; then
+    echo "== $name: failed before, see results/sim/$name.txt (A2A_SIM_RERUN=1 tries again)"
+    return
+  fi
+  echo "== $name: P=$np on $platform, native = SMPI $sel: a2a bench $*"
+  local cfg=() out=results/sim/$name
+  for attempt in 1 2; do
+    if /usr/bin/time -f "%e %M" -o "$out.time" \
+        smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no \
+        --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:"$sel" --cfg=smpi/alltoallv:"$sel" "${cfg[@]}" \
+        --log=root.thres:critical -np "$np" build-smpi/a2a bench --error-check local \
+        --csv "$out.csv" "$@" >"$out.txt" 2>&1; then
+      ((${#cfg[@]})) && sed -i "1i # retried with ${cfg[*]} after SimGrid's solver aborted" "$out.txt"
+      grep -v '^#' "$out.txt"
+      return
+    fi
+    echo "   failed, see $out.txt"
+    sed -i "1i # failed: exit status in $out.time" "$out.txt"
+    # SimGrid's bandwidth solver aborts on rounding ("Cannot saturate more a
+    # constraint ... change the maxmin precision"): once more, finer.
+    grep -q "maxmin precision" "$out.txt" && ((attempt == 1)) || return
+    cfg=(--cfg=maxmin/precision:1e-8)
+    echo "   retry with ${cfg[*]}"
+    cp "$out.txt" "$out.first-attempt.txt"
+  done
 }
-logstep=(-a tra:radix=2 -a tra:radix=4 -a tra:radix=8 -a tra:radix=16 -a tra:radix=32 -a tra:radix=64
-         -a bruck-zero-rotation -a tra2 -a auto)
-# P = 256 (4 nodes x 64): every log-step algorithm, validated, against each selector.
-sim theta-4x64 --cfg=smpi/alltoall:mpich -np 256 build-smpi/a2a bench -m 16:512 -i 2 -x 1 -c --error-check local \
-  "${logstep[@]}" --csv results/sim-theta-p256-mpich.csv
-for sel in ompi mvapich2; do
-  sim theta-4x64 --cfg=smpi/alltoall:$sel -np 256 build-smpi/a2a bench -m 16:512 -i 2 -x 1 -c --error-check local \
-    -a tra:radix=16 --csv results/sim-theta-p256-$sel.csv
+
+p256() {  # 4 nodes x 64, every log-step algorithm, validated, against each selector
+  local logstep=(-a tra:radix=2 -a tra:radix=4 -a tra:radix=8 -a tra:radix=16 -a tra:radix=32 -a tra:radix=64
+                 -a bruck-zero-rotation -a tra2 -a auto)
+  A2A_SIM_SHARED=0 run p256-mpich theta-4x64 mpich -m 16:512 -i 2 -x 1 -c "${logstep[@]}"
+  for sel in ompi mvapich2; do
+    A2A_SIM_SHARED=0 run p256-$sel theta-4x64 $sel -m 16:512 -i 2 -x 1 -c -a tra:radix=16
+  done
+}
+
+radix() {  # (a) TRA at every power-of-two radix, around sqrt(P) and P; native = SMPI's Bruck (MPICH's port)
+  for s in 16 128 512 2048; do
+    A2A_SIM_SHARED=1 run p1024-radix-$s theta-16x64 bruck -m $s:$s -i 1 -x 0 --sweep-radix
+  done
+}
+
+alltoall() {  # (b) the selectors' own MPI_Alltoall, then a2a's rows (one warm-up: tra2 builds its communicators)
+  for s in 32 1024; do
+    for sel in mpich ompi mvapich2; do
+      A2A_SIM_SHARED=1 run p1024-native-$sel-$s theta-16x64 $sel -m $s:$s -i 1 -x 0 -a native
+    done
+    A2A_SIM_SHARED=1 run p1024-a2a-$s theta-16x64 bruck -m $s:$s -i 1 -x 1 --without-native \
+      -a tra:radix=2 -a tra:radix=32 -a tra:radix=auto -a bruck-basic -a bruck-modified -a bruck-zero-copy \
+      -a bruck-zero-rotation -a tra2 -a auto
+  done
+}
+
+alltoallv() {  # (c) uniform block sizes 0..S: the selectors' alltoallv, TuNA at every radix, hierarchical TuNA
+  for s in 16 1024 16384; do
+    # ompi's and mvapich2's alltoallv are the same pairwise exchange in SMPI (identical simulated
+    # times at P = 64 for 16 B..16 KiB and at P = 1024 for 16 B), so mvapich2 runs at 16 B only.
+    local sels=(mpich ompi)
+    [ $s = 16 ] && sels+=(mvapich2)
+    for sel in "${sels[@]}"; do
+      A2A_SIM_SHARED=1 run p1024-v-native-$sel-$s theta-16x64 $sel --collective alltoallv --workload uniform \
+        -m $s:$s -i 1 -x 0 -a native
+    done
+    A2A_SIM_SHARED=1 run p1024-v-radix-$s theta-16x64 mpich --collective alltoallv --workload uniform \
+      -m $s:$s -i 1 -x 0 --without-native --sweep-radix
+    A2A_SIM_SHARED=1 run p1024-v-a2a-$s theta-16x64 mpich --collective alltoallv --workload uniform \
+      -m $s:$s -i 1 -x 1 --without-native -a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered \
+      -a tuna:radix=auto -a two-phase-bruck -a auto
+  done
+}
+
+p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
+  A2A_SIM_SHARED=1 run p4096-16 theta-64x64 bruck -m 16:16 -i 1 -x 0 -a tra:radix=2 -a tra:radix=64
+}
+
+phases=("$@")
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv p4096)
+for phase in "${phases[@]}"; do
+  case $phase in
+    p256 | radix | alltoall | alltoallv | p4096) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv p4096)" >&2; exit 2 ;;
+  esac
 done
-# P = 1024 (16 x 64) and 4096 (64 x 64), small blocks, shared buffers.
-export A2A_SIM_SHARED=1
-sim theta-16x64 --cfg=smpi/alltoall:mpich -np 1024 build-smpi/a2a bench -m 16:64 -i 1 -x 0 --error-check local \
-  -a tra:radix=2 -a tra:radix=8 -a tra:radix=32 -a tra:radix=64 -a tra2 --csv results/sim-theta-p1024-mpich.csv
-# 4096 ranks: not yet finished on this machine (over 45 min and 8.5 GB after
-# which it was stopped); kept as the next step to make work.
-sim theta-64x64 --cfg=smpi/alltoall:mpich -np 4096 build-smpi/a2a bench -m 16:16 -i 1 -x 0 --error-check local \
-  -a tra:radix=2 -a tra:radix=64 --csv results/sim-theta-p4096-mpich.csv

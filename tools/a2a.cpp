@@ -225,9 +225,11 @@ int main(int argc, char** argv) {
   mdl->add_option("--bytes", bytes, "--rank: block bytes (alltoallv: the mean block)");
   mdl->add_option("--cost-model", cost_text, "--rank: parameters, as in A2A_COST_MODEL");
   auto* bench = app.add_subcommand("bench", "benchmark the algorithms against native (run under mpirun)");
-  bench->prefix_command();  // bench parses its own options
+  bench->prefix_command();  // bench parses its own options, --help included
+  bench->set_help_flag();
   auto* tune = app.add_subcommand("tune", "time every algorithm and radix, write a tuning file (run under mpirun)");
-  tune->prefix_command();  // tune parses its own options
+  tune->prefix_command();  // tune parses its own options, --help included
+  tune->set_help_flag();
   auto* plot = app.add_subcommand("plot", "PNG figures from `a2a bench` CSV/JSON (a2a plot --help)");
   plot->prefix_command();  // the python script parses its own options, --help included
   plot->set_help_flag();

@@ -191,10 +191,10 @@ std::string shown(const std::string& asked, const std::string& ran) {
 }  // namespace
 
 int run_bench(const std::vector<std::string>& raw) {
-  CLI::App app{"a2a bench"};
+  CLI::App app{"a2a bench: time algorithms against native MPI (run under mpirun)", "a2a bench"};
   std::string range = "16:65536", csv = "a2a-bench.csv", json;
   int iters = 50, warmup = 5;
-  bool validate = false, sweep_radix = false;
+  bool validate = false, sweep_radix = false, without_native = false;
   std::vector<std::string> algs;
   std::string collective = "alltoall", workload_text = "uniform";
   std::string check = a2a::error_check() == a2a::ErrorCheck::agree ? "agree" : "local";
@@ -210,6 +210,9 @@ int run_bench(const std::vector<std::string>& raw) {
   app.add_flag("--sweep-radix", sweep_radix,
                "native and tra (alltoall) or tuna (alltoallv) at every radix 2..P (a subset above P = 32), "
                "plus any -a rows");
+  app.add_flag("--without-native", without_native,
+               "leave the native row out (vs_native is then -1): for simulations where native is slow to "
+               "simulate and timed in a run of its own");
   app.add_option("--error-check", check, "a2a's error agreement for the rows (agree or local)")
       ->check(CLI::IsMember({"agree", "local"}));
   app.add_option("--csv", csv, "CSV output file");
@@ -244,7 +247,13 @@ int run_bench(const std::vector<std::string>& raw) {
     algs = sweep;
   }
   if (algs.empty()) algs = default_algorithms(v, P);
-  if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
+  if (without_native) algs.erase(std::remove(algs.begin(), algs.end(), "native"), algs.end());
+  else if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
+  if (algs.empty()) {
+    std::fprintf(stderr, "a2a bench: nothing to run\n");
+    MPI_Finalize();
+    return 2;
+  }
   nlohmann::json rows = nlohmann::json::array();
   long long wrong_total = 0;
   int status = 0;
@@ -270,36 +279,45 @@ int run_bench(const std::vector<std::string>& raw) {
     std::vector<std::vector<double>> t;
     std::vector<std::string> ran(algs.size());
     size_t failed = 0;
-    const auto call = [&](size_t a) { return run(algs[a], c, mode); };
+    // What ran and the inter-node message count summed over ranks (-1:
+    // hidden, native), read after every call (the last one stays).
+    std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
+    const auto note_stats = [&](size_t a) {
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      inter[a] = algs[a] == "native" ? -1 : st.inter_node_messages;
+      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
+    };
+    const auto call = [&](size_t a) {
+      const int rc = run(algs[a], c, mode);
+      note_stats(a);
+      return rc;
+    };
     const int rc = a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed);
     if (rc != MPI_SUCCESS) {
       if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[failed].c_str(), a2a::last_error_message().c_str());
       MPI_Finalize();
       return 1;
     }
-    // One more call per algorithm, untimed: validation (-c), what ran, and
-    // the inter-node message count summed over ranks (-1: hidden, native).
-    std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
-    for (size_t a = 0; a < algs.size(); ++a) {
+    // -c: one more call per algorithm, untimed, into a zeroed buffer (an
+    // extra call rather than checking a timed one: the rows share buffers).
+    for (size_t a = 0; validate && a < algs.size(); ++a) {
       std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
       run(algs[a], c, mode);
-      if (validate) wrong[a] = count_wrong(c);
-      A2A_Stats st;
-      A2A_Last_stats(&st);
-      inter[a] = algs[a] == "native" ? -1 : st.inter_node_messages;
-      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
+      wrong[a] = count_wrong(c);
     }
     MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     MPI_Allreduce(MPI_IN_PLACE, inter.data(), static_cast<int>(inter.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     for (size_t a = 0; a < algs.size(); ++a)
       MPI_Allreduce(MPI_IN_PLACE, t[a].data(), iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     if (rank != 0) continue;
-    const double native = a2a::tools::median(t[0]);
+    const auto native_row = std::find(algs.begin(), algs.end(), "native") - algs.begin();
+    const double native = native_row < static_cast<long>(algs.size()) ? a2a::tools::median(t[native_row]) : -1.0;
     for (size_t a = 0; a < algs.size(); ++a) {
       const double med = a2a::tools::median(t[a]) * 1e6;
       const double lo = *std::min_element(t[a].begin(), t[a].end()) * 1e6;
       const double hi = *std::max_element(t[a].begin(), t[a].end()) * 1e6;
-      const double ratio = a2a::tools::median(t[a]) / native;
+      const double ratio = native > 0 ? a2a::tools::median(t[a]) / native : -1.0;
       wrong_total += wrong[a];
       const long long inter_msgs = inter[a] < 0 ? -1 : inter[a];
       const double algbw = static_cast<double>(rank_bytes) / (med * 1e-6) / 1e9;

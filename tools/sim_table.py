@@ -1,35 +1,139 @@
 #!/usr/bin/env python3
-"""Simulated runs side by side: median us of each a2a row and of `native`
-under each SMPI selector, from `a2a bench` CSVs named ...-SELECTOR.csv.
-usage: sim_table.py MAIN.csv [OTHER-SELECTOR.csv ...]  (MAIN: all a2a rows)"""
+"""docs/simulation.md's tables from scripts/sim-bench.sh's results/sim/.
+
+usage: sim_table.py [RESULTS_DIR]   (default results/sim)
+
+Prints markdown: (a) TRA time vs radix at P = 1024, (b) a2a's alltoall rows
+against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
+(d) wall time and memory of every simulation, plus the validated P = 256
+table.  Cells are simulated microseconds per call, in brackets the ratio to
+the named baseline.  Runs that are missing or failed show as "-"."""
 import csv
+import glob
+import math
 import os
 import sys
 
 
-def load(path):
+def rows(d, name):
+    path = os.path.join(d, name + ".csv")
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return []
     return list(csv.DictReader(open(path, newline="")))
 
 
-def main(paths):
-    main_rows = load(paths[0])
-    sizes = sorted({int(r["bytes"]) for r in main_rows})
-    print("| algorithm (as run) | " + " | ".join(f"{s} B" for s in sizes) + " |")
-    print("|---|" + "---|" * len(sizes))
-    for path in paths:
-        sel = os.path.splitext(os.path.basename(path))[0].rsplit("-", 1)[-1]
-        nat = {int(r["bytes"]): float(r["median_us"]) for r in load(path) if r["algorithm"] == "native"}
-        print(f"| native ({sel} selector) | " + " | ".join(f"{nat[s]:.1f}" for s in sizes) + " |")
-    base = {int(r["bytes"]): float(r["median_us"]) for r in main_rows if r["algorithm"] == "native"}
-    for alg in dict.fromkeys(r["algorithm"] for r in main_rows):
-        if alg == "native":
-            continue
-        row = {int(r["bytes"]): r for r in main_rows if r["algorithm"] == alg}
-        ran = row[sizes[-1]]["resolved"]
-        name = alg if alg == ran else f"{alg} ({ran})"
-        cells = [f"{float(row[s]['median_us']):.1f} ({float(row[s]['median_us']) / base[s]:.2f})" for s in sizes]
-        print(f"| {name} | " + " | ".join(cells) + " |")
+def native_us(d, name, size):
+    for r in rows(d, name):
+        if r["algorithm"] == "native" and int(r["bytes"]) == size:
+            return float(r["median_us"])
+    return None
+
+
+def cell(us, base):
+    if us is None:
+        return "-"
+    return f"{us:.1f}" if not base else f"{us:.1f} ({us / base:.2f})"
+
+
+def label(r):
+    return r["algorithm"] if r["algorithm"] == r["resolved"] else f"{r['algorithm']} ({r['resolved']})"
+
+
+def table(header, lines):
+    print("| " + " | ".join(header) + " |")
+    print("|---" * len(header) + "|")
+    for line in lines:
+        print("| " + " | ".join(line) + " |")
+    print()
+
+
+def radix_table(d, sizes=(16, 128, 512, 2048), procs=1024):
+    root = math.isqrt(procs)
+    by_size = {s: [r for r in rows(d, f"p{procs}-radix-{s}") if r["radix"] not in ("-1", "")] for s in sizes}
+    base = {s: native_us(d, f"p{procs}-radix-{s}", s) for s in sizes}
+    best = {s: min(by_size[s], key=lambda r: float(r["median_us"]))["radix"] if by_size[s] else None for s in sizes}
+    radices = sorted({int(r["radix"]) for s in sizes for r in by_size[s]})
+    print(f"(a) TRA at P = {procs}: simulated us per call, in brackets the ratio to SMPI's Bruck "
+          f"(MPICH's, radix 2); **bold** = best radix of the column, sqrt(P) = {root}.\n")
+    lines = [["SMPI bruck (MPICH port)"] + [cell(base[s], None) for s in sizes]]
+    for k in radices:
+        name = f"tra:radix={k}" + (" = sqrt(P)" if k == root else "")
+        cells = []
+        for s in sizes:
+            r = next((r for r in by_size[s] if int(r["radix"]) == k), None)
+            c = cell(float(r["median_us"]), base[s]) if r else "-"
+            cells.append(f"**{c}**" if r and r["radix"] == best[s] else c)
+        lines.append([name] + cells)
+    table(["radix"] + [f"S = {s} B" for s in sizes], lines)
+
+
+SELECTORS = ("mpich", "ompi", "mvapich2")
+
+
+def versus_selectors(d, title, prefix, a2a_prefixes, sizes):
+    """Natives of each selector, then a2a's rows; **bold** = the fastest row of each column."""
+    base = {s: native_us(d, f"{prefix}native-mpich-{s}", s) for s in sizes}
+    print(title + "\n")
+    lines = [(f"native: SMPI {sel} selector", {s: native_us(d, f"{prefix}native-{sel}-{s}", s) for s in sizes})
+             for sel in SELECTORS]
+    seen = {}
+    for a2a_prefix in a2a_prefixes:
+        for s in sizes:
+            for r in rows(d, f"{a2a_prefix}{s}"):
+                seen.setdefault(r["algorithm"], {})[s] = r
+    for per_size in seen.values():
+        lines.append((label(per_size[max(per_size)]), {s: float(r["median_us"]) for s, r in per_size.items()}))
+    fastest = {s: min((us[s] for _, us in lines if us.get(s) is not None), default=None) for s in sizes}
+    out = []
+    for name, us in lines:
+        cells = [cell(us.get(s), base[s]) for s in sizes]
+        out.append([name] + [f"**{c}**" if us.get(s) is not None and us[s] == fastest[s] else c
+                             for c, s in zip(cells, sizes)])
+    table(["algorithm (as run)"] + [f"S = {s} B" for s in sizes], out)
+
+
+def runs_table(d):
+    print("(d) Every simulation: wall time and peak memory (resident set of the simulator process).\n")
+    lines = []
+    for path in sorted(glob.glob(os.path.join(d, "*.time")), key=lambda p: (len(p), p)):
+        name = os.path.splitext(os.path.basename(path))[0]
+        text = open(path).read().split()
+        done = rows(d, name)
+        if len(text) >= 2 and done:
+            wall, rss = float(text[-2]), int(text[-1])
+            procs = done[0]["procs"]
+            calls = len(done)
+            lines.append([name, procs, str(calls), f"{wall:.0f}", f"{rss / 1024 / 1024:.2f}"])
+        else:
+            lines.append([name, "-", "-", "failed or unfinished", "-"])
+    table(["run", "P", "rows", "wall s", "peak GiB"], lines)
+
+
+def p256_table(d):
+    main = rows(d, "p256-mpich")
+    if not main:
+        return
+    sizes = sorted({int(r["bytes"]) for r in main})
+    print("P = 256, every byte validated: simulated us, in brackets the ratio to the MPICH selector.\n")
+    base = {s: native_us(d, "p256-mpich", s) for s in sizes}
+    lines = [[f"native: SMPI {sel} selector"] + [cell(native_us(d, f"p256-{sel}", s), base[s]) for s in sizes]
+             for sel in SELECTORS]
+    for alg in dict.fromkeys(r["algorithm"] for r in main if r["algorithm"] != "native"):
+        per = {int(r["bytes"]): r for r in main if r["algorithm"] == alg}
+        lines.append([label(per[sizes[-1]])] + [cell(float(per[s]["median_us"]), base[s]) for s in sizes])
+    table(["algorithm (as run)"] + [f"{s} B" for s in sizes], lines)
+
+
+def main(d):
+    radix_table(d)
+    versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
+                        "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-"], (32, 1024))
+    versus_selectors(d, "(c) alltoallv at P = 1024, block sizes uniform in 0..S: simulated us per call, in "
+                        "brackets the ratio to the MPICH selector; **bold** = fastest.", "p1024-v-",
+                     ["p1024-v-radix-", "p1024-v-a2a-"], (16, 1024, 16384))
+    runs_table(d)
+    p256_table(d)
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    main(sys.argv[1] if len(sys.argv) > 1 else "results/sim")

@@ -134,7 +134,7 @@ void add_entries(a2a::detail::TuningTable& table, Collective coll, int P, const 
 }  // namespace
 
 int run_tune(const std::vector<std::string>& raw) {
-  CLI::App app{"a2a tune: time every algorithm and radix, write a tuning file for A2A_TUNING_FILE"};
+  CLI::App app{"a2a tune: time every algorithm and radix, write a tuning file for A2A_TUNING_FILE", "a2a tune"};
   std::string range = "16:262144", output = "a2a-tuning.json", collective = "both";
   std::vector<std::string> workloads = {"uniform", "power-law"};
   int iters = 10, warmup = 2, step = 4;

@@ -14,11 +14,15 @@ namespace {
 // One rank's modelled time, built round by round.
 class RankClock {
  public:
-  RankClock(const ModelLayout& l, const MachineModel& m, int rank) : l_(l), m_(m), node_(l.node_of[rank]) {}
+  RankClock(const ModelLayout& l, const MachineModel& m, int rank)
+      : l_(l), m_(m), node_(l.node_of[rank]), nic_sharers_(static_cast<double>(l.ranks[node_].size())) {}
   void message(int dst, long long bytes) {
-    const LinkCost& link = l_.node_of[dst] == node_ ? m_.intra : m_.inter;
+    const bool local = l_.node_of[dst] == node_;
+    const LinkCost& link = local ? m_.intra : m_.inter;
     alpha_ = std::max(alpha_, link.alpha);
-    beta_ += link.beta * static_cast<double>(bytes);
+    // Every rank of a node sends at once through the node's one link, so a
+    // rank gets 1/Q of the measured (one-pair) inter-node bandwidth.
+    beta_ += link.beta * static_cast<double>(bytes) * (local ? 1.0 : nic_sharers_);
     ++n_;
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
@@ -36,6 +40,7 @@ class RankClock {
   const ModelLayout& l_;
   const MachineModel& m_;
   int node_;
+  double nic_sharers_;
   double t_ = 0, alpha_ = 0, beta_ = 0;
   long long n_ = 0;
 };

@@ -7,7 +7,9 @@
 // A round whose messages are in flight together costs
 //   max alpha(link) + (n - 1) * overhead + sum beta(link) * bytes + copy * bytes copied
 // (latencies overlap, each extra message costs its injection overhead, the
-// bytes share the rank's bandwidth); rounds add up.  A rank's cost is the sum
+// bytes share the rank's bandwidth, and inter-node bytes also share the node's
+// link with the node's other Q-1 ranks, all sending at once: beta_inter * Q);
+// rounds add up.  A rank's cost is the sum
 // of its rounds; the algorithm's, the maximum over the evaluated ranks.
 #pragma once
 #include <string>

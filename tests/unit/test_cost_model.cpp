@@ -48,10 +48,13 @@ TEST(CostModel, HandWorkedRounds) {
 
 TEST(CostModel, InterNodeLinksCostMore) {
   // 2 nodes of 2: rank 0's spread-out round reaches the other node, so it
-  // pays the inter-node alpha; beta per link.
+  // pays the inter-node alpha; beta per link, the inter-node one times the 2
+  // ranks that share the node's link.
   const MachineModel m{{1, 0.001}, {10, 0.01}, 0, 0};
   const auto v = model_alltoall(nodes_of({2, 2}), 100, m);
-  EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 10 + 0.1 + 2 * 1.0);
+  EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 10 + 0.1 + 2 * 2 * 1.0);
+  // One rank per node: nobody shares the link.
+  EXPECT_DOUBLE_EQ(cost_of(model_alltoall(nodes_of({1, 1, 1, 1}), 100, m), "spread-out"), 10 + 3 * 1.0);
   EXPECT_GT(cost_of(v, "tra2:radix-intra=2,radix-inter=2"), 0);
   EXPECT_GT(cost_of(v, "clustered"), 0);
   // Unequal nodes: no tra2 or tuna-hier candidates.
