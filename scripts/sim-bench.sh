@@ -7,6 +7,7 @@
 #
 #   bash scripts/sim-bench.sh [PHASE ...]     (default: every phase)
 #
+# A2A_SIM_SIZES="16 1024" limits the alltoallv phase to those S.
 # Phases: p256 (validated, every byte checked), radix (TRA vs radix, P=1024),
 # alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
 # P=1024), p4096.  Simulated time is deterministic, so one timed call per
@@ -89,21 +90,26 @@ alltoall() {  # (b) the selectors' own MPI_Alltoall, then a2a's rows (one warm-u
   done
 }
 
-alltoallv() {  # (c) uniform block sizes 0..S: the selectors' alltoallv, TuNA at every radix, hierarchical TuNA
-  for s in 16 1024 16384; do
-    # ompi's and mvapich2's alltoallv are the same pairwise exchange in SMPI (identical simulated
-    # times at P = 64 for 16 B..16 KiB and at P = 1024 for 16 B), so mvapich2 runs at 16 B only.
-    local sels=(mpich ompi)
-    [ $s = 16 ] && sels+=(mvapich2)
-    for sel in "${sels[@]}"; do
-      A2A_SIM_SHARED=1 run p1024-v-native-$sel-$s theta-16x64 $sel --collective alltoallv --workload uniform \
-        -m $s:$s -i 1 -x 0 -a native
+alltoallv() {  # (c) uniform block sizes 0..S: TuNA by radix, hierarchical TuNA, the selectors' alltoallv
+  local v=(--collective alltoallv --workload uniform) tuna=()
+  # Radices up to 128: TuNA at radix 256..P sends O(P) messages (plus as
+  # many metadata messages) per rank, as slow to simulate as the natives.
+  for r in 2 4 8 16 32 64 128; do tuna+=(-a tuna:radix=$r); done
+  for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
+    A2A_SIM_SHARED=1 run p1024-v-radix-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 0 --without-native "${tuna[@]}"
+    # Hierarchical TuNA carries block sizes inside its data buffers, which
+    # therefore stay private: 16 MiB per rank at 16 KiB, too much for 1024
+    # ranks here.  auto may pick a linear algorithm at 16 KiB (slow to simulate).
+    local rows=(-a tuna:radix=auto -a two-phase-bruck)
+    [ $s != 16384 ] && rows+=(-a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered -a auto)
+    A2A_SIM_SHARED=1 run p1024-v-a2a-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 1 --without-native "${rows[@]}"
+  done
+  # ompi's and mvapich2's alltoallv are the same pairwise exchange in SMPI (identical simulated
+  # times at P = 64 for every S from 16 B to 16 KiB), so mvapich2 is not simulated again here.
+  for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
+    for sel in mpich ompi; do
+      A2A_SIM_SHARED=1 run p1024-v-native-$sel-$s theta-16x64 $sel "${v[@]}" -m $s:$s -i 1 -x 0 -a native
     done
-    A2A_SIM_SHARED=1 run p1024-v-radix-$s theta-16x64 mpich --collective alltoallv --workload uniform \
-      -m $s:$s -i 1 -x 0 --without-native --sweep-radix
-    A2A_SIM_SHARED=1 run p1024-v-a2a-$s theta-16x64 mpich --collective alltoallv --workload uniform \
-      -m $s:$s -i 1 -x 1 --without-native -a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered \
-      -a tuna:radix=auto -a two-phase-bruck -a auto
   done
 }
 

@@ -20,3 +20,23 @@ add_test(NAME sim.bench.alltoallv.np64 COMMAND ${smpirun} -np 64 $<TARGET_FILE:a
   --workload power-law -m 16:256 -i 2 -x 0 -c ${sim_alltoallv} --csv ${sim_dir}/alltoallv.csv)
 set_tests_properties(sim.bench.alltoall.np64 sim.bench.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
   PASS_REGULAR_EXPRESSION "# wrong: 0 OK" FAIL_REGULAR_EXPRESSION "failed|FAILED")
+
+# A2A_SIM_SHARED=1 (every rank's buffers the same pages, for the scale runs)
+# must not change simulated time or break algorithms whose buffers carry
+# block sizes (TuNA's metadata, hierarchical TuNA's in-band sizes): the same
+# alltoallv rows with private and with shared buffers give identical times.
+add_test(NAME sim.shared_buffers.alltoallv.np64 COMMAND bash -c [=[
+set -euo pipefail
+dir=$1; shift
+for shared in 0 1; do
+  A2A_SIM_SHARED=$shared "$@" --csv "$dir/shared-$shared.csv" > "$dir/shared-$shared.txt" 2>&1 ||
+    { cat "$dir/shared-$shared.txt"; exit 1; }
+done
+times() { python3 -c 'import csv, sys; [print(r["bytes"], r["resolved"], r["median_us"]) for r in csv.DictReader(open(sys.argv[1]))]' "$1"; }
+[ "$(times "$dir/shared-0.csv" | wc -l)" -eq 25 ]
+diff <(times "$dir/shared-0.csv") <(times "$dir/shared-1.csv")
+echo "shared buffers: same simulated times"]=] sim-shared-test ${sim_dir} ${smpirun} -np 64 $<TARGET_FILE:a2a_cli> bench
+  --collective alltoallv -m 64:1024 -i 1 -x 1 --without-native -a tuna:radix=4 -a two-phase-bruck -a tuna-hier:variant=coalesced
+  -a tuna-hier:variant=staggered -a padded-bruck)
+set_tests_properties(sim.shared_buffers.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
+  PASS_REGULAR_EXPRESSION "shared buffers: same simulated times")

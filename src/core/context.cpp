@@ -21,16 +21,18 @@ bool sim_shared_buffers() {
 #endif
 }
 
-char* alloc_buffer(size_t bytes) {
+char* alloc_buffer(size_t bytes, bool shareable) {
 #ifdef A2A_SMPI
-  if (sim_shared_buffers()) return static_cast<char*>(SMPI_SHARED_MALLOC(bytes > 0 ? bytes : 1));
+  if (shareable && sim_shared_buffers()) return static_cast<char*>(SMPI_SHARED_MALLOC(bytes > 0 ? bytes : 1));
+#else
+  (void)shareable;  // nothing is shared outside SMPI
 #endif
   return new char[bytes];
 }
 
 void BufferFree::operator()(char* p) const {
 #ifdef A2A_SMPI
-  if (sim_shared_buffers()) {
+  if (shared) {
     SMPI_SHARED_FREE(p);
     return;
   }
@@ -38,14 +40,15 @@ void BufferFree::operator()(char* p) const {
   delete[] p;
 }
 
-char* Scratch::get(Region region, size_t bytes, Stats& stats) {
+char* Scratch::get(Region region, size_t bytes, Stats& stats, Holds holds) {
   if (bytes > used_[region]) {
     stats.temp_bytes += static_cast<long long>(bytes - used_[region]);
     used_[region] = bytes;
   }
-  if (bytes > cap_[region]) {
-    buf_[region].reset(alloc_buffer(bytes));
-    cap_[region] = bytes;
+  const bool share = holds == Holds::data && !all_sizes_ && sim_shared_buffers();
+  if (bytes > cap_[region] || (buf_[region] && buf_[region].get_deleter().shared != share)) {
+    cap_[region] = std::max(bytes, cap_[region]);
+    buf_[region] = std::unique_ptr<char[], BufferFree>(alloc_buffer(cap_[region], share), BufferFree{share});
   }
   return buf_[region].get();
 }

@@ -40,10 +40,13 @@ struct Stats {
 // Under SMPI with A2A_SIM_SHARED=1, scratch (and the bench's buffers) come
 // from SMPI_SHARED_MALLOC: every simulated rank shares the same pages, so
 // thousands of ranks fit in memory; the data are then meaningless (timing
-// runs only).  Elsewhere plain new[]/delete[].
+// runs only).  Buffers that carry block sizes must stay private (shareable
+// = false), or every rank would read the sizes another rank wrote last.
+// Elsewhere plain new[]/delete[].
 bool sim_shared_buffers();
-char* alloc_buffer(size_t bytes);
+char* alloc_buffer(size_t bytes, bool shareable = true);
 struct BufferFree {
+  bool shared = sim_shared_buffers();  // how the buffer was allocated
   void operator()(char* p) const;
 };
 
@@ -63,14 +66,19 @@ struct BufferAllocator {
 class Scratch {
  public:
   enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kCount };
+  enum class Holds { data, sizes };  // sizes: block sizes travel in it (never shared under SMPI)
   void begin_call();
-  char* get(Region region, size_t bytes, Stats& stats);
+  char* get(Region region, size_t bytes, Stats& stats, Holds holds = Holds::data);
+  // Every region holds sizes from now on (a communicator whose blocks carry
+  // their sizes in-band, as hierarchical TuNA's node-level exchange does).
+  void hold_sizes() { all_sizes_ = true; }
   size_t reserved() const;
 
  private:
   std::unique_ptr<char[], BufferFree> buf_[kCount];
   size_t cap_[kCount] = {};
   size_t used_[kCount] = {};  // this call's peak per region
+  bool all_sizes_ = false;
 };
 
 // Derived datatypes cached across calls; keyed by a string the algorithm

@@ -32,6 +32,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
+  node_ctx->scratch.hold_sizes();  // the node-level TuNA forwards blocks that start with sizes
   const int n = topo.node_of[c.rank()];
   const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
@@ -47,7 +48,9 @@ int tuna_hier(const VarCall& c, const Params& prm) {
     for (int m = 0; m < N; ++m) gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
   }
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
-  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
+  // Groups and what arrives carry their block sizes in-band: Holds::sizes.
+  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats,
+                                   Scratch::Holds::sizes);
   for (int qd = 0; qd < Q; ++qd) {
     char* sizes = groups + goff[qd];  // not 8-byte aligned in general: memcpy the sizes
     char* data = groups + goff[qd] + header;
@@ -63,7 +66,8 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   if (rc != MPI_SUCCESS) return rc;
   c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * (Q - 1);
   std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
-  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
+  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats,
+                                    Scratch::Holds::sizes);
 
   const long long blocks_before = c.stats.blocks_sent;
   rc = [&]() -> int {
