@@ -15,6 +15,9 @@ import os
 import sys
 
 
+SELECTORS = ("mpich", "ompi", "mvapich2")
+
+
 def rows(d, name):
     path = os.path.join(d, name + ".csv")
     if not os.path.exists(path) or os.path.getsize(path) == 0:
@@ -67,15 +70,12 @@ def radix_table(d, sizes=(16, 128, 512, 2048), procs=1024):
     table(["radix"] + [f"S = {s} B" for s in sizes], lines)
 
 
-SELECTORS = ("mpich", "ompi", "mvapich2")
-
-
-def versus_selectors(d, title, prefix, a2a_prefixes, sizes):
+def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS):
     """Natives of each selector, then a2a's rows; **bold** = the fastest row of each column."""
     base = {s: native_us(d, f"{prefix}native-mpich-{s}", s) for s in sizes}
     print(title + "\n")
     lines = [(f"native: SMPI {sel} selector", {s: native_us(d, f"{prefix}native-{sel}-{s}", s) for s in sizes})
-             for sel in SELECTORS]
+             for sel in selectors]
     seen = {}
     for a2a_prefix in a2a_prefixes:
         for s in sizes:
@@ -130,7 +130,7 @@ def main(d):
                         "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-"], (32, 1024))
     versus_selectors(d, "(c) alltoallv at P = 1024, block sizes uniform in 0..S: simulated us per call, in "
                         "brackets the ratio to the MPICH selector; **bold** = fastest.", "p1024-v-",
-                     ["p1024-v-radix-", "p1024-v-a2a-"], (16, 1024, 16384))
+                     ["p1024-v-radix-", "p1024-v-a2a-"], (16, 1024, 16384), selectors=("mpich",))
     runs_table(d)
     p256_table(d)
 
