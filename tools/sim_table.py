@@ -81,8 +81,11 @@ def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS)
         for s in sizes:
             for r in rows(d, f"{a2a_prefix}{s}"):
                 seen.setdefault(r["algorithm"], {})[s] = r
-    for per_size in seen.values():
-        lines.append((label(per_size[max(per_size)]), {s: float(r["median_us"]) for s, r in per_size.items()}))
+    for alg, per_size in seen.items():
+        ran = {s: r["resolved"] for s, r in per_size.items()}
+        name = label(per_size[max(per_size)]) if len(set(ran.values())) == 1 else \
+            f"{alg} (" + "; ".join(f"{ran[s]} at {s} B" for s in sorted(ran)) + ")"
+        lines.append((name, {s: float(r["median_us"]) for s, r in per_size.items()}))
     fastest = {s: min((us[s] for _, us in lines if us.get(s) is not None), default=None) for s in sizes}
     out = []
     for name, us in lines:
