@@ -42,6 +42,14 @@ def label(r):
     return r["algorithm"] if r["algorithm"] == r["resolved"] else f"{r['algorithm']} ({r['resolved']})"
 
 
+def named(alg, per_size):
+    """The row's name with what ran, per size where that differs."""
+    ran = {s: r["resolved"] for s, r in per_size.items()}
+    if len(set(ran.values())) == 1:
+        return label(per_size[max(per_size)])
+    return f"{alg} (" + "; ".join(f"{ran[s]} at {s} B" for s in sorted(ran)) + ")"
+
+
 def table(header, lines):
     print("| " + " | ".join(header) + " |")
     print("|---" * len(header) + "|")
@@ -82,10 +90,7 @@ def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS)
             for r in rows(d, f"{a2a_prefix}{s}"):
                 seen.setdefault(r["algorithm"], {})[s] = r
     for alg, per_size in seen.items():
-        ran = {s: r["resolved"] for s, r in per_size.items()}
-        name = label(per_size[max(per_size)]) if len(set(ran.values())) == 1 else \
-            f"{alg} (" + "; ".join(f"{ran[s]} at {s} B" for s in sorted(ran)) + ")"
-        lines.append((name, {s: float(r["median_us"]) for s, r in per_size.items()}))
+        lines.append((named(alg, per_size), {s: float(r["median_us"]) for s, r in per_size.items()}))
     fastest = {s: min((us[s] for _, us in lines if us.get(s) is not None), default=None) for s in sizes}
     out = []
     for name, us in lines:
@@ -123,7 +128,7 @@ def p256_table(d):
              for sel in SELECTORS]
     for alg in dict.fromkeys(r["algorithm"] for r in main if r["algorithm"] != "native"):
         per = {int(r["bytes"]): r for r in main if r["algorithm"] == alg}
-        lines.append([label(per[sizes[-1]])] + [cell(float(per[s]["median_us"]), base[s]) for s in sizes])
+        lines.append([named(alg, per)] + [cell(float(per[s]["median_us"]), base[s]) for s in sizes])
     table(["algorithm (as run)"] + [f"{s} B" for s in sizes], lines)
 
 
