@@ -187,7 +187,6 @@ std::string shown(const std::string& asked, const std::string& ran) {
   return asked.rfind(kAgree, 0) == 0 ? kAgree + ran : ran;
 }
 
-
 }  // namespace
 
 int run_bench(const std::vector<std::string>& raw) {

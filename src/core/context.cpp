@@ -14,8 +14,12 @@ void Scratch::begin_call() {
 
 bool sim_shared_buffers() {
 #ifdef A2A_SMPI
-  const char* v = std::getenv("A2A_SIM_SHARED");
-  return v && *v && std::string(v) != "0";
+  // Read once: every scratch request and every buffer free asks.
+  static const bool shared = [] {
+    const char* v = std::getenv("A2A_SIM_SHARED");
+    return v && *v && std::string(v) != "0";
+  }();
+  return shared;
 #else
   return false;
 #endif

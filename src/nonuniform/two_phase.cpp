@@ -29,8 +29,8 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
   const size_t W = widest(steps), m = static_cast<size_t>(M);  // W: most blocks in one round
   Scratch& scratch = c.ctx.scratch;
   char* T = scratch.get(Scratch::kWork0, static_cast<size_t>(capacity) * m, c.stats);
-  auto* sizes = reinterpret_cast<long long*>(scratch.get(Scratch::kWork3, 2 * W * sizeof(long long), c.stats,
-                                                                 Scratch::Holds::sizes));
+  auto* sizes = reinterpret_cast<long long*>(
+      scratch.get(Scratch::kWork3, 2 * W * sizeof(long long), c.stats, Scratch::Holds::sizes));
   long long* sizes_out = sizes;
   long long* sizes_in = sizes + W;
 
