@@ -7,12 +7,13 @@
 #
 #   bash scripts/sim-bench.sh [PHASE ...]     (default: every phase)
 #
-# A2A_SIM_SIZES="16 1024" limits the alltoallv phase to those S.
+# A2A_SIM_SIZES="16 1024" limits the alltoallv and hier phases to those S.
 # Phases: p256 (validated, every byte checked), radix (TRA vs radix, P=1024),
 # alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
-# P=1024), p4096.  Simulated time is deterministic, so one timed call per
-# size is enough and the runs may share the machine with anything; each
-# phase may run in its own shell at the same time (one core each).  At
+# P=1024), hier (hierarchical TuNA and auto, P=1024), p4096.  Simulated
+# time is deterministic, so one timed call per size is enough and the runs
+# may share the machine with anything; each phase may run in its own shell
+# at the same time (one core each).  At
 # P >= 1024 A2A_SIM_SHARED=1 shares all buffers between the simulated ranks
 # (timing only, data not validated).  Every run writes results/sim/NAME.csv
 # (a2a bench's CSV) and results/sim/NAME.time ("wall_s max_rss_kB" of the
@@ -97,14 +98,10 @@ alltoallv() {  # (c) uniform block sizes 0..S: TuNA by radix, hierarchical TuNA,
   for r in 2 4 8 16 32 64 128; do tuna+=(-a tuna:radix=$r); done
   for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
     A2A_SIM_SHARED=1 run p1024-v-radix-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 0 --without-native "${tuna[@]}"
-    # Hierarchical TuNA carries block sizes inside its data buffers, which
-    # therefore stay private: 16 MiB per rank at 16 KiB, too much for 1024
-    # ranks here.  SimGrid's solver aborted (after about 20 minutes each) in the
-    # runs that also had tuna-hier's staggered variant and auto at 16 B, and
-    # both tuna-hier variants and auto at 1 KiB, so those rows are left out
+    # Hierarchical TuNA runs in the hier phase: SimGrid's solver aborted
+    # (after about 20 minutes each) in runs that mixed it with these rows
     # (results/sim/p1024-v-a2a-*.aborted.txt).
     local rows=(-a tuna:radix=auto -a two-phase-bruck)
-    [ $s = 16 ] && rows+=(-a tuna-hier:variant=coalesced)
     A2A_SIM_SHARED=1 run p1024-v-a2a-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 1 --without-native "${rows[@]}"
   done
   # The selectors' own alltoallv: MPICH's posts every message at once.
@@ -117,15 +114,25 @@ alltoallv() {  # (c) uniform block sizes 0..S: TuNA by radix, hierarchical TuNA,
   done
 }
 
+hier() {  # (c) hierarchical TuNA, each variant and auto in runs of their own
+  local v=(--collective alltoallv --workload uniform)
+  for row in tuna-hier:variant=coalesced tuna-hier:variant=staggered auto; do
+    local tag=${row##*=}
+    for s in ${A2A_SIM_SIZES:-1024 16384 16}; do
+      A2A_SIM_SHARED=1 run p1024-v-hier-$tag-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 1 --without-native -a $row
+    done
+  done
+}
+
 p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
   A2A_SIM_SHARED=1 run p4096-16 theta-64x64 bruck -m 16:16 -i 1 -x 0 -a tra:radix=2 -a tra:radix=64
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv p4096)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier p4096)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | p4096) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv p4096)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | p4096) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier p4096)" >&2; exit 2 ;;
   esac
 done

@@ -49,7 +49,7 @@ char* Scratch::get(Region region, size_t bytes, Stats& stats, Holds holds) {
     stats.temp_bytes += static_cast<long long>(bytes - used_[region]);
     used_[region] = bytes;
   }
-  const bool share = holds == Holds::data && !all_sizes_ && sim_shared_buffers();
+  const bool share = holds == Holds::data && sim_shared_buffers();
   if (bytes > cap_[region] || (buf_[region] && buf_[region].get_deleter().shared != share)) {
     cap_[region] = std::max(bytes, cap_[region]);
     buf_[region] = std::unique_ptr<char[], BufferFree>(alloc_buffer(cap_[region], share), BufferFree{share});

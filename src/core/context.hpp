@@ -69,16 +69,12 @@ class Scratch {
   enum class Holds { data, sizes };  // sizes: block sizes travel in it (never shared under SMPI)
   void begin_call();
   char* get(Region region, size_t bytes, Stats& stats, Holds holds = Holds::data);
-  // Every region holds sizes from now on (a communicator whose blocks carry
-  // their sizes in-band, as hierarchical TuNA's node-level exchange does).
-  void hold_sizes() { all_sizes_ = true; }
   size_t reserved() const;
 
  private:
   std::unique_ptr<char[], BufferFree> buf_[kCount];
   size_t cap_[kCount] = {};
   size_t used_[kCount] = {};  // this call's peak per region
-  bool all_sizes_ = false;
 };
 
 // Derived datatypes cached across calls; keyed by a string the algorithm

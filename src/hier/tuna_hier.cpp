@@ -1,17 +1,20 @@
 // Hierarchical TuNA (Fan et al., TuNA, ../shared/papers/
 // tuna-nonuniform-tunable-radix.txt, section IV) for N nodes of Q ranks.
 // Intra-node phase, implicit: the blocks of a rank form Q groups, group q'
-// holding its N blocks for local index q' on every node; TuNA of radix r
-// runs inside the node on these groups (one size exchange first tells each
-// rank what arrives, then TuNA's own per-round metadata), so afterwards rank
-// (n, q) holds every block of its node bound for local index q anywhere.
+// holding its N blocks for local index q' on every node.  One node-level
+// alltoall of the block sizes (N per node-mate) tells each rank what
+// arrives and how it splits; then TuNA of radix r (with its own per-round
+// metadata) runs inside the node on the groups, so afterwards rank (n, q)
+// holds every block of its node bound for local index q anywhere.  The
+// sizes travel out of band, so no data buffer carries sizes (SMPI's shared
+// buffers stay usable at scale).
 // Inter-node phase, the Q-port model: rank (n, q) exchanges with (m, q) for
 // every other node m, scattered with `block` requests in flight; coalesced
 // sends the Q blocks for a node in one message (N-1 rounds), staggered one
 // block per message ((N-1)*Q rounds).  Blocks for the own node are final
 // after the first phase.  K = K_TRA(Q, r) + N-1 (coalesced) or + (N-1)*Q
-// (staggered); metadata 8*Q (sizes) + 8*D_TRA(Q,r) + 8.  Scratch: the group
-// buffers (2 * this rank's bytes + 8*N*Q of headers), TuNA's store inside
+// (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
+// Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
 // radix (auto = ceil(sqrt(Q))), block (32).  Needs nodes of equal size (any
 // placement); otherwise returns kFallback and flat TuNA runs.
@@ -32,42 +35,41 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
-  node_ctx->scratch.hold_sizes();  // the node-level TuNA forwards blocks that start with sizes
   const int n = topo.node_of[c.rank()];
   const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d",
                 coalesced ? "coalesced" : "staggered", r, prm.block);
-  const size_t header = sizeof(long long) * static_cast<size_t>(N);
 
-  // Groups to send inside the node: group q' = N sizes, then the N blocks.
+  // Group q' = this rank's N blocks for local index q', node by node.  Each
+  // node-mate learns the N sizes of the group it gets: sizes_in[qs][m] is
+  // the size of the block from (n, qs) to (m, q).
+  const size_t NQ = static_cast<size_t>(N) * Q;
+  std::vector<long long> sizes_out(NQ), sizes_in(NQ);
   std::vector<MPI_Aint> goff(Q), roff(Q);
-  std::vector<long long> gbytes(Q), rbytes(Q);
-  for (int qd = 0; qd < Q; ++qd) {
-    gbytes[qd] = static_cast<long long>(header);
-    for (int m = 0; m < N; ++m) gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
-  }
+  std::vector<long long> gbytes(Q, 0), rbytes(Q, 0);
+  for (int qd = 0; qd < Q; ++qd)
+    for (int m = 0; m < N; ++m) {
+      sizes_out[static_cast<size_t>(qd) * N + m] = c.sbytes[topo.ranks[m][qd]];
+      gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
+    }
+  int rc = PMPI_Alltoall(sizes_out.data(), N, MPI_LONG_LONG, sizes_in.data(), N, MPI_LONG_LONG, node_ctx->comm);
+  if (rc != MPI_SUCCESS) return rc;
+  c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * N * (Q - 1);
+  for (int qs = 0; qs < Q; ++qs)
+    for (int m = 0; m < N; ++m) rbytes[qs] += sizes_in[static_cast<size_t>(qs) * N + m];
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
-  // Groups and what arrives carry their block sizes in-band: Holds::sizes.
-  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats,
-                                   Scratch::Holds::sizes);
+  std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
+  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
   for (int qd = 0; qd < Q; ++qd) {
-    char* sizes = groups + goff[qd];  // not 8-byte aligned in general: memcpy the sizes
-    char* data = groups + goff[qd] + header;
+    char* data = groups + goff[qd];
     for (int m = 0; m < N; ++m) {
       const int dst = topo.ranks[m][qd];
-      std::memcpy(sizes + m * sizeof(long long), &c.sbytes[dst], sizeof(long long));
       copy_bytes(data, c.send_block(dst), c.send_bytes(dst));
       data += c.sbytes[dst];
     }
   }
-  // What arrives from each node-mate: one size exchange inside the node.
-  int rc = PMPI_Alltoall(gbytes.data(), 1, MPI_LONG_LONG, rbytes.data(), 1, MPI_LONG_LONG, node_ctx->comm);
-  if (rc != MPI_SUCCESS) return rc;
-  c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * (Q - 1);
-  std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
-  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats,
-                                    Scratch::Holds::sizes);
+  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
   rc = [&]() -> int {
@@ -82,15 +84,13 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
   int err = MPI_SUCCESS;
 
-  // arrived[qs] = sizes of the blocks from (n, qs) to (m, q), then the blocks.
-  std::vector<const char*> part(static_cast<size_t>(N) * Q);  // [m][qs] -> bytes for (m, q) from (n, qs)
-  std::vector<long long> part_bytes(static_cast<size_t>(N) * Q);
+  // arrived[qs] = the blocks from (n, qs) to (m, q), m = 0..N-1.
+  std::vector<const char*> part(NQ);  // [m][qs] -> bytes for (m, q) from (n, qs)
+  std::vector<long long> part_bytes(NQ);
   for (int qs = 0; qs < Q; ++qs) {
-    const char* sizes = arrived + roff[qs];
-    const char* data = arrived + roff[qs] + header;
+    const char* data = arrived + roff[qs];
     for (int m = 0; m < N; ++m) {
-      long long bytes = 0;
-      std::memcpy(&bytes, sizes + m * sizeof(long long), sizeof bytes);
+      const long long bytes = sizes_in[static_cast<size_t>(qs) * N + m];
       part[static_cast<size_t>(m) * Q + qs] = data;
       part_bytes[static_cast<size_t>(m) * Q + qs] = bytes;
       data += bytes;
