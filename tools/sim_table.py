@@ -84,7 +84,7 @@ def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS)
     print(title + "\n")
     lines = [(f"native: SMPI {sel} selector", {s: native_us(d, f"{prefix}native-{sel}-{s}", s) for s in sizes})
              for sel in selectors]
-    seen = {}
+    seen = {}  # a later run of the same row replaces an earlier one
     for a2a_prefix in a2a_prefixes:
         for s in sizes:
             for r in rows(d, f"{a2a_prefix}{s}"):
@@ -138,7 +138,8 @@ def main(d):
                         "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-"], (32, 1024))
     versus_selectors(d, "(c) alltoallv at P = 1024, block sizes uniform in 0..S: simulated us per call, in "
                         "brackets the ratio to the MPICH selector; **bold** = fastest.", "p1024-v-",
-                     ["p1024-v-radix-", "p1024-v-a2a-"], (16, 1024, 16384), selectors=("mpich",))
+                     ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-hier-staggered-",
+                      "p1024-v-hier-auto-"], (16, 1024, 16384), selectors=("mpich",))
     runs_table(d)
     p256_table(d)
 
