@@ -1,15 +1,20 @@
 #!/usr/bin/env python3
 """docs/simulation.md's tables from scripts/sim-bench.sh's results/sim/.
 
-usage: sim_table.py [RESULTS_DIR]   (default results/sim)
+usage: sim_table.py [RESULTS_DIR] [--update DOC]   (default results/sim)
 
 Prints markdown: (a) TRA time vs radix at P = 1024, (b) a2a's alltoall rows
 against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
 (d) wall time and memory of every simulation, plus the validated P = 256
 table.  Cells are simulated microseconds per call, in brackets the ratio to
-the named baseline.  Runs that are missing or failed show as "-"."""
+the named baseline.  Runs that are missing or failed show as "-".  With
+--update DOC the tables replace what stands between DOC's "<!-- sim_table
+begin -->" and "<!-- sim_table end -->" lines."""
+import contextlib
 import csv
 import glob
+import io
+import re
 import math
 import os
 import sys
@@ -144,5 +149,25 @@ def main(d):
     p256_table(d)
 
 
+def update(doc, d):
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        main(d)
+    tables = re.sub(r"^\(([a-d])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    text = open(doc).read()
+    begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
+    if begin not in text or end not in text:
+        sys.exit(f"{doc}: no {begin.strip()} ... {end} lines")
+    head, rest = text.split(begin, 1)
+    open(doc, "w").write(head + begin + "\n" + tables + rest[rest.index(end):])
+
+
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "results/sim")
+    args = sys.argv[1:]
+    if "--update" in args:
+        i = args.index("--update")
+        doc = args[i + 1]
+        del args[i:i + 2]
+        update(doc, args[0] if args else "results/sim")
+    else:
+        main(args[0] if args else "results/sim")
