@@ -10,13 +10,14 @@ table.  Cells are simulated microseconds per call, in brackets the ratio to
 the named baseline.  Runs that are missing or failed show as "-".  With
 --update DOC the tables replace what stands between DOC's "<!-- sim_table
 begin -->" and "<!-- sim_table end -->" lines."""
+import argparse
 import contextlib
 import csv
 import glob
 import io
-import re
 import math
 import os
+import re
 import sys
 
 
@@ -163,11 +164,11 @@ def update(doc, d):
 
 
 if __name__ == "__main__":
-    args = sys.argv[1:]
-    if "--update" in args:
-        i = args.index("--update")
-        doc = args[i + 1]
-        del args[i:i + 2]
-        update(doc, args[0] if args else "results/sim")
+    parser = argparse.ArgumentParser(description="docs/simulation.md's tables from results/sim/")
+    parser.add_argument("results", nargs="?", default="results/sim")
+    parser.add_argument("--update", metavar="DOC", help="rewrite DOC's tables between its sim_table markers")
+    args = parser.parse_args()
+    if args.update:
+        update(args.update, args.results)
     else:
-        main(args[0] if args else "results/sim")
+        main(args.results)
