@@ -100,9 +100,10 @@ alltoallv() {  # (c) uniform block sizes 0..S: TuNA by radix, hierarchical TuNA,
   for r in 2 4 8 16 32 64 128; do tuna+=(-a tuna:radix=$r); done
   for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
     A2A_SIM_SHARED=1 run p1024-v-radix-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 0 --without-native "${tuna[@]}"
-    # Hierarchical TuNA runs in the hier phase: SimGrid's solver aborted
-    # (after about 20 minutes each) in runs that mixed it with these rows
-    # (results/sim/p1024-v-a2a-*.aborted.txt).
+    # Hierarchical TuNA and auto run in the hier phase, a row per run:
+    # SimGrid's solver aborts in some of them (after 20 minutes in runs that
+    # mixed them with these rows, results/sim/p1024-v-a2a-*.aborted.txt),
+    # and an abort then loses only that row.
     local rows=(-a tuna:radix=auto -a two-phase-bruck)
     A2A_SIM_SHARED=1 run p1024-v-a2a-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 1 --without-native "${rows[@]}"
   done
