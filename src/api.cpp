@@ -11,6 +11,7 @@
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
 #include "core/datatype.hpp"
+#include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/registry.hpp"
 
@@ -64,16 +65,55 @@ void name_algorithm(Stats& st, const std::string& canonical) {
   std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
 }
 
-// Folds local error codes (MAX) and checks that every rank's value agrees.
-int agree(CommContext& ctx, int err, long long value, bool& values_differ) {
+// Where the buffers of a call live, over the ranks that pass data: device
+// (every buffer in device memory) and host flags, ORed over ranks by the
+// agreement; both set is an error (a rank cannot take part in a device
+// algorithm with host buffers, nor the reverse).
+struct Placement {
+  long long device = 0, host = 0;
+  bool mixed() const { return device && host; }
+};
+
+// This rank's placement of a call's send and receive buffers (when it moves
+// bytes); MPI_ERR_BUFFER when one is device memory and the other not, and
+// MPI_ERR_TYPE for device buffers with non-contiguous datatypes.
+int place(const void* sendbuf, const void* recvbuf, bool moves_bytes, bool contiguous, Placement& out,
+          std::string& msg) {
+  out = Placement{};
+  if (!moves_bytes) return MPI_SUCCESS;
+  if (!gpu::built_with_cuda()) {
+    out.host = 1;
+    return MPI_SUCCESS;
+  }
+  const auto r = gpu::memory_of(recvbuf);
+  const auto s = sendbuf == MPI_IN_PLACE ? r : gpu::memory_of(sendbuf);
+  if (r != s) {
+    msg = "a2a: one of the send and receive buffers is in device memory and the other is not";
+    return MPI_ERR_BUFFER;
+  }
+  (r == gpu::Memory::device ? out.device : out.host) = 1;
+  if (out.device && !contiguous) {
+    msg = "a2a: device buffers need contiguous datatypes (gap-free, extent = size)";
+    return MPI_ERR_TYPE;
+  }
+  return MPI_SUCCESS;
+}
+
+// Folds local error codes (MAX), checks that every rank's value agrees and
+// ORs the buffer placements.
+int agree(CommContext& ctx, int err, long long value, bool& values_differ, Placement& where) {
   values_differ = false;
   if (!agree_on_errors()) return err;
-  long long v[3] = {err, -value, value};
-  const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, ctx.comm);
+  long long v[5] = {err, -value, value, where.device, where.host};
+  const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, MPI_MAX, ctx.comm);
   if (rc != MPI_SUCCESS) return rc;
   values_differ = -v[1] != v[2];
+  where.device = v[3];
+  where.host = v[4];
   return static_cast<int>(v[0]);
 }
+
+const char* const kMixedPlacement = "a2a: some ranks pass device buffers and others host buffers";
 
 // An error found on another rank leaves this rank's message empty.
 int failed(int err, std::string& msg) {
@@ -118,7 +158,125 @@ enum class Mode { run, validate, prechecked };
 
 int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
              MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, Stats& st, std::string& msg,
-             Mode mode = Mode::run) {
+             Mode mode = Mode::run);
+int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
+              const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+              const char* algorithm, Stats& st, std::string& msg, Mode mode = Mode::run);
+
+// ---- Device buffers --------------------------------------------------------
+// They take cuda-ipc when the call names it or auto; any other algorithm runs
+// on pinned host copies of the buffers ("staged:NAME"), as does cuda-ipc's
+// hybrid path below its ipc-threshold ("staged:" and auto's choice).
+
+bool is_cuda_ipc(const Resolved& r) { return r.info && std::strcmp(r.info->name, "cuda-ipc") == 0; }
+
+// The spec that runs device buffers: the named one, or cuda-ipc for auto.
+const Resolved& device_target(Collective coll, const Resolved& named, int P, Resolved& storage) {
+  if (named.info) return named;
+  std::string ignored;
+  resolve(coll, "cuda-ipc", P, -1, storage, ignored);
+  return storage;
+}
+
+// "cuda-ipc:path=hybrid,..." -> "cuda-ipc:path=hybrid(kernel),...": what ran.
+std::string ipc_name(const Resolved& r, schedule::GpuPath path) {
+  std::string name = r.canonical;
+  const auto at = name.find("path=hybrid");
+  if (at != std::string::npos) name.insert(at + 11, std::string("(") + schedule::gpu_path_name(path) + ")");
+  return name;
+}
+
+// Bytes [lo, hi) that the blocks at off[i] (bytes[i] long) cover.
+void span_of(const MPI_Aint* off, const long long* bytes, int P, MPI_Aint& lo, MPI_Aint& hi) {
+  lo = hi = 0;
+  bool any = false;
+  for (int i = 0; i < P; ++i) {
+    if (bytes[i] == 0) continue;
+    lo = any ? std::min(lo, off[i]) : off[i];
+    hi = any ? std::max(hi, off[i] + static_cast<MPI_Aint>(bytes[i])) : off[i] + static_cast<MPI_Aint>(bytes[i]);
+    any = true;
+  }
+}
+
+// Runs host_call(host send, host recv) on pinned host mirrors of the device
+// buffers: the send blocks' span copied in first (the receive span when
+// dsend is null: MPI_IN_PLACE), then the receive blocks copied back one by
+// one, so the receive buffer's gaps stay untouched.
+template <class HostCall>
+int staged(CommContext& ctx, Stats& st, const char* dsend, const MPI_Aint* soff, const long long* sbytes, char* drecv,
+           const MPI_Aint* roff, const long long* rbytes, HostCall&& host_call) {
+  const int P = ctx.size;
+  MPI_Aint slo, shi, rlo, rhi;
+  span_of(soff, sbytes, P, slo, shi);
+  span_of(roff, rbytes, P, rlo, rhi);
+  char* hs = dsend ? gpu::staging(ctx, 0, static_cast<size_t>(shi - slo), st) : nullptr;
+  char* hr = gpu::staging(ctx, 1, static_cast<size_t>(rhi - rlo), st);
+  if (!hr || (dsend && !hs)) return MPI_ERR_NO_MEM;
+  int rc = dsend ? gpu::copy_to_host(hs, dsend + slo, static_cast<size_t>(shi - slo))
+                 : gpu::copy_to_host(hr, drecv + rlo, static_cast<size_t>(rhi - rlo));
+  if (rc != MPI_SUCCESS) return rc;
+  // The mirrors stand where the device buffers' first block byte would be.
+  rc = host_call(dsend ? static_cast<const void*>(hs - slo) : MPI_IN_PLACE, static_cast<void*>(hr - rlo));
+  if (rc != MPI_SUCCESS) return rc;
+  return gpu::copy_blocks_to_device(drecv, hr - rlo, roff, rbytes, P);
+}
+
+void name_staged(Stats& st) {
+  const std::string inner = st.algorithm;
+  name_algorithm(st, "staged:" + inner);
+}
+
+int device_alltoall(CommContext& ctx, MPI_Comm comm, const Resolved& named, const void* sendbuf, int sendcount,
+                    MPI_Datatype sendtype, const TypeInfo& sti, void* recvbuf, int recvcount, MPI_Datatype recvtype,
+                    const TypeInfo& rti, long long bs, Stats& st, std::string& msg, Mode mode) {
+  const int P = ctx.size;
+  Resolved storage;
+  const Resolved& target = device_target(Collective::alltoall, named, P, storage);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  const MPI_Aint sstep = static_cast<MPI_Aint>(sendcount) * sti.extent;
+  const MPI_Aint rstep = static_cast<MPI_Aint>(recvcount) * rti.extent;
+  char* recv = static_cast<char*>(recvbuf) + rti.true_lb;
+  std::string host_spec = target.canonical;
+  if (is_cuda_ipc(target)) {
+    const Params& pr = target.params;
+    const auto path = schedule::gpu_path(pr.gpu_path, bs, pr.ipc_threshold, pr.memcpy_threshold);
+    if (mode == Mode::validate) {  // a plan keeps this name as its spec
+      name_algorithm(st, target.canonical);
+      return MPI_SUCCESS;
+    }
+    if (path != schedule::GpuPath::host) {
+      name_algorithm(st, ipc_name(target, path));
+      const char* send = in_place ? recv : static_cast<const char*>(sendbuf) + sti.true_lb;
+      const UniformCall call{send, in_place ? rstep : sstep, recv, rstep, static_cast<size_t>(bs), ctx, st};
+      return gpu::ipc_alltoall(call, pr, path);
+    }
+    host_spec = "auto";
+  }
+  name_algorithm(st, mode == Mode::validate ? target.canonical : "staged:" + host_spec);
+  if (mode == Mode::validate) return MPI_SUCCESS;
+  // Own block views: the nested call may use the context's.
+  std::vector<MPI_Aint> soff(P), roff(P);
+  const std::vector<long long> sbytes(P, bs), rbytes(P, bs);
+  for (int i = 0; i < P; ++i) {
+    soff[i] = i * (in_place ? rstep : sstep);
+    roff[i] = i * rstep;
+  }
+  const char* dsend = in_place ? nullptr : static_cast<const char*>(sendbuf) + sti.true_lb;
+  const Mode inner = mode == Mode::prechecked ? Mode::prechecked : Mode::run;
+  const int rc = staged(ctx, st, dsend, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(),
+                        [&](const void* hs, void* hr) {
+                          // hs, hr stand for the buffers' first block byte.
+                          const void* s = hs == MPI_IN_PLACE ? hs : static_cast<const char*>(hs) - sti.true_lb;
+                          return alltoall(s, sendcount, sendtype, static_cast<char*>(hr) - rti.true_lb, recvcount,
+                                          recvtype, comm, host_spec.c_str(), st, msg, inner);
+                        });
+  if (rc == MPI_SUCCESS) name_staged(st);
+  return rc;
+}
+
+int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+             MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, Stats& st, std::string& msg,
+             Mode mode) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
   track_nodes(*ctx, st);
@@ -145,6 +303,9 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
       err = MPI_ERR_BUFFER;
     }
   }
+  Placement where;
+  if (err == MPI_SUCCESS)
+    err = place(sendbuf, recvbuf, bs > 0, sti.contiguous(sendcount) && rti.contiguous(recvcount), where, msg);
   const Choice* choice = nullptr;
   if (err == MPI_SUCCESS) {
     choice = &choose(Collective::alltoall, spec_text(algorithm, "A2A_ALLTOALL"), P, bs);
@@ -152,12 +313,18 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
     msg = choice->error;
   }
   bool differ = false;
-  if (mode != Mode::prechecked) err = agree(*ctx, err, bs, differ);
+  if (mode != Mode::prechecked) err = agree(*ctx, err, bs, differ, where);
   if (err == MPI_SUCCESS && differ) {
     msg = "a2a: ranks disagree on the block size";
     err = MPI_ERR_TYPE;
+  } else if (err == MPI_SUCCESS && where.mixed()) {
+    msg = kMixedPlacement;
+    err = MPI_ERR_BUFFER;
   }
   if (err != MPI_SUCCESS) return failed(err, msg);
+  if (where.device)
+    return device_alltoall(*ctx, comm, choice->res, sendbuf, sendcount, sendtype, sti, recvbuf, recvcount, recvtype,
+                           rti, bs, st, msg, mode);
   const Resolved* chosen = &choice->res;
   if (!chosen->info) {  // auto: decided from values every rank shares
     const AutoDecision* d = nullptr;
@@ -222,13 +389,13 @@ struct VarSide {
   char* base;
 };
 
-// Allreduce over (error, largest block, bytes sent) triples: max, max, sum.
+// Allreduce over (error, largest block, bytes sent, device, host) tuples:
+// max, max, sum, max, max.
 void max_max_sum_fn(void* in, void* inout, int* len, MPI_Datatype*) {
   const auto* a = static_cast<const long long*>(in);
   auto* b = static_cast<long long*>(inout);
-  for (int i = 0; i + 2 < *len; i += 3) {
-    b[i] = std::max(a[i], b[i]);
-    b[i + 1] = std::max(a[i + 1], b[i + 1]);
+  for (int i = 0; i + 4 < *len; i += 5) {
+    for (int k : {0, 1, 3, 4}) b[i + k] = std::max(a[i + k], b[i + k]);
     b[i + 2] += a[i + 2];
   }
 }
@@ -249,9 +416,70 @@ bool gap_free(const TypeInfo& t, const int counts[], int P) {
   return true;
 }
 
+int device_alltoallv(CommContext& ctx, MPI_Comm comm, const Resolved& named, const void* sendbuf,
+                     const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, const TypeInfo& sti,
+                     void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                     const TypeInfo& rti, Stats& st, std::string& msg, Mode mode) {
+  const int P = ctx.size;
+  Resolved storage;
+  const Resolved& target = device_target(Collective::alltoallv, named, P, storage);
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  auto& soff = ctx.soff;
+  auto& roff = ctx.roff;
+  soff.resize(P);
+  roff.resize(P);
+  for (int i = 0; i < P; ++i) {
+    soff[i] = static_cast<MPI_Aint>(sdispls[i]) * sti.extent;
+    roff[i] = static_cast<MPI_Aint>(rdispls[i]) * rti.extent;
+  }
+  char* recv = static_cast<char*>(recvbuf) + rti.true_lb;
+  const char* send = in_place ? recv : static_cast<const char*>(sendbuf) + sti.true_lb;
+  std::string host_spec = target.canonical;
+  if (is_cuda_ipc(target)) {
+    if (mode == Mode::validate) {
+      name_algorithm(st, target.canonical);
+      return MPI_SUCCESS;
+    }
+    // One allreduce: the smallest and largest block over all ranks, and
+    // whether any rank's send blocks are unevenly spaced (the paper's test
+    // for an alltoallv that is an alltoall, plus what pulling needs).
+    long long lo = -1, hi = 0;
+    for (int i = 0; i < P; ++i) {
+      lo = lo < 0 ? ctx.sbytes[i] : std::min(lo, ctx.sbytes[i]);
+      hi = std::max(hi, ctx.sbytes[i]);
+    }
+    std::vector<long long> off(soff.begin(), soff.end());
+    long long stride = 0;
+    long long v[3] = {-lo, hi, schedule::evenly_spaced(off.data(), P, stride) ? 0 : 1};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, ctx.comm)) return rc;
+    const Params& pr = target.params;
+    const auto path = schedule::gpu_path(pr.gpu_path, v[1], pr.ipc_threshold, pr.memcpy_threshold);
+    if (path != schedule::GpuPath::host) {
+      name_algorithm(st, ipc_name(target, path));
+      const VarCall call{send, soff.data(), ctx.sbytes.data(), recv, roff.data(), ctx.rbytes.data(), ctx, st, v[1]};
+      return gpu::ipc_alltoallv(call, pr, path, -v[0] == v[1] && v[2] == 0);
+    }
+    host_spec = "auto";
+  }
+  name_algorithm(st, mode == Mode::validate ? target.canonical : "staged:" + host_spec);
+  if (mode == Mode::validate) return MPI_SUCCESS;
+  // The nested call rebuilds the context's block views: keep copies.
+  const std::vector<MPI_Aint> so(soff), ro(roff);
+  const std::vector<long long> sb(ctx.sbytes), rb(ctx.rbytes);
+  const Mode inner = mode == Mode::prechecked ? Mode::prechecked : Mode::run;
+  const int rc = staged(ctx, st, in_place ? nullptr : send, so.data(), sb.data(), recv, ro.data(), rb.data(),
+                        [&](const void* hs, void* hr) {
+                          const void* s = hs == MPI_IN_PLACE ? hs : static_cast<const char*>(hs) - sti.true_lb;
+                          return alltoallv(s, sendcounts, sdispls, sendtype, static_cast<char*>(hr) - rti.true_lb,
+                                           recvcounts, rdispls, recvtype, comm, host_spec.c_str(), st, msg, inner);
+                        });
+  if (rc == MPI_SUCCESS) name_staged(st);
+  return rc;
+}
+
 int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void* recvbuf,
               const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-              const char* algorithm, Stats& st, std::string& msg, Mode mode = Mode::run) {
+              const char* algorithm, Stats& st, std::string& msg, Mode mode) {
   CommContext* ctx = nullptr;
   if (const int rc = start(comm, ctx)) return rc;
   track_nodes(*ctx, st);
@@ -289,6 +517,10 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       err = MPI_ERR_BUFFER;
     }
   }
+  Placement where;
+  if (err == MPI_SUCCESS)
+    err = place(sendbuf, recvbuf, total > 0, gap_free(sti, sendcounts, P) && gap_free(rti, recvcounts, P), where,
+                msg);
   const Choice& choice = choose(Collective::alltoallv, spec_text(algorithm, "A2A_ALLTOALLV"), P, -1);
   const bool is_auto = choice.rc == MPI_SUCCESS && !choice.res.info;
   if (err == MPI_SUCCESS) {
@@ -306,13 +538,22 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
   if ((agree_on_errors() || (is_auto && !without_sizes)) && mode != Mode::prechecked) {
     long long sent = 0;
     for (int i = 0; i < P; ++i) sent += sbytes[i];
-    long long v[3] = {err, largest, sent};
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, max_max_sum(), ctx->comm)) return rc;
+    long long v[5] = {err, largest, sent, where.device, where.host};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 5, MPI_LONG_LONG, max_max_sum(), ctx->comm)) return rc;
     err = static_cast<int>(v[0]);
     global_max = v[1];
     global_sent = v[2];
+    where.device = v[3];
+    where.host = v[4];
+    if (err == MPI_SUCCESS && where.mixed()) {
+      err = MPI_ERR_BUFFER;
+      msg = kMixedPlacement;
+    }
   }
   if (err != MPI_SUCCESS) return failed(err, msg);
+  if (where.device)
+    return device_alltoallv(*ctx, comm, choice.res, sendbuf, sendcounts, sdispls, sendtype, sti, recvbuf, recvcounts,
+                            rdispls, recvtype, rti, st, msg, mode);
   const Resolved* chosen = &choice.res;
   if (is_auto) {
     const AutoDecision* d = without_sizes;

@@ -1,5 +1,6 @@
 #include "core/context.hpp"
 
+#include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 
 #include <algorithm>
@@ -94,7 +95,10 @@ const std::vector<MPI_Datatype>& TypeCache::store(const std::string& key, std::v
   return types_;
 }
 
+void GpuStateFree::operator()(gpu::State* state) const { gpu::free_state(state); }
+
 CommContext::~CommContext() {
+  gpu_state.reset();  // it holds a communicator split from comm
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);

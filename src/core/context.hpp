@@ -17,6 +17,12 @@
 namespace a2a::detail {
 
 struct AutoState;
+namespace gpu {
+struct State;
+}
+struct GpuStateFree {
+  void operator()(gpu::State* state) const;
+};
 
 struct Stats {
   char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
@@ -112,6 +118,9 @@ struct CommContext {
 
   // What auto decided on this communicator (select/auto.hpp).
   std::unique_ptr<AutoState> auto_state;
+  // Device buffers' state (src/gpu): node communicator, streams, IPC handle
+  // caches, pinned staging; created by the first call on device buffers.
+  std::unique_ptr<gpu::State, GpuStateFree> gpu_state;
 
   // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
   std::vector<MPI_Aint> soff, roff;

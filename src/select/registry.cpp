@@ -4,13 +4,25 @@
 #include <map>
 #include <mutex>
 
+#include "schedule/gpu_plan.hpp"
 #include "schedule/schedule.hpp"
 #include "select/spec.hpp"
 
 namespace a2a::detail {
 
+int cuda_ipc_host(const UniformCall&, const Params&) { return kFallback; }
+int cuda_ipc_host(const VarCall&, const Params&) { return kFallback; }
+
 const std::vector<AlgorithmInfo>& algorithms() {
   static const ParamInfo dt{"dt", "0", "1: move blocks with MPI derived datatypes instead of memcpy"};
+  static const std::vector<ParamInfo> ipc = {
+      {"path", "hybrid", "kernel, memcpy, or hybrid: a host algorithm (staged) below ipc-threshold, the kernel "
+                         "below memcpy-threshold, cudaMemcpyAsync above"},
+      {"ipc-threshold", "4K", "hybrid: smallest block (bytes; K, M, G) copied over CUDA IPC"},
+      {"memcpy-threshold", "512K", "hybrid: smallest block copied with cudaMemcpyAsync"},
+      {"chunk", "1M", "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)"}};
+  static const char* ipc_summary =
+      "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
       {"native", Collective::alltoall, "the MPI library's own MPI_Alltoall", {}, nullptr},
       {"linear", Collective::alltoall, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, linear},
@@ -31,6 +43,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, "tra"},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor},
+      {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out"},
       {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
        clustered},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
@@ -58,6 +71,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, nullptr, tuna},
+      {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out"},
   };
   return table;
 }
@@ -163,6 +177,21 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
         return MPI_ERR_ARG;
       }
       out.params.block = static_cast<int>(v);
+    } else if (key == "path") {
+      using M = schedule::GpuPathMode;
+      if (value != "kernel" && value != "memcpy" && value != "hybrid") {
+        error = "a2a: path must be kernel, memcpy or hybrid, got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      out.params.gpu_path = value == "kernel" ? M::kernel : value == "memcpy" ? M::memcpy : M::hybrid;
+    } else if (key == "ipc-threshold" || key == "memcpy-threshold" || key == "chunk") {
+      const bool chunk = key == "chunk";
+      if (!schedule::parse_bytes(value, v) || (chunk && (v < 1 || v > (1LL << 30)))) {
+        error = "a2a: " + key + " must be " + (chunk ? "1 to 1G" : "a byte count") +
+                " (digits with an optional K, M or G), got '" + value + "'";
+        return MPI_ERR_ARG;
+      }
+      (chunk ? out.params.chunk : key == "ipc-threshold" ? out.params.ipc_threshold : out.params.memcpy_threshold) = v;
     } else if (key == "dt") {
       if (value != "0" && value != "1") {
         error = "a2a: dt must be 0 or 1, got '" + value + "'";

@@ -12,6 +12,7 @@
 
 #include "core/context.hpp"
 #include "core/transport.hpp"
+#include "schedule/gpu_plan.hpp"
 
 namespace a2a::detail {
 
@@ -30,6 +31,9 @@ struct Params {
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
   int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
   bool staggered = false;                // tuna-hier variant
+  // cuda-ipc: copy path and the hybrid's thresholds (block bytes), staged chunk bytes
+  schedule::GpuPathMode gpu_path = schedule::GpuPathMode::hybrid;
+  long long ipc_threshold = 4096, memcpy_threshold = 512 * 1024, chunk = 1 << 20;
 };
 
 struct UniformCall {
@@ -111,5 +115,10 @@ int tuna(const VarCall&, const Params&);
 int factor(const VarCall&, const Params&);
 int tuna_hier(const VarCall&, const Params&);
 int clustered(const VarCall&, const Params&);
+
+// cuda-ipc on host buffers: kFallback (device buffers never reach the
+// registry's entry; the API runs them in src/gpu).
+int cuda_ipc_host(const UniformCall&, const Params&);
+int cuda_ipc_host(const VarCall&, const Params&);
 
 }  // namespace a2a::detail
