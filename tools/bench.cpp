@@ -40,6 +40,7 @@
 #include <vector>
 
 #include "a2a/a2a.hpp"
+#include "bench_cuda.hpp"
 #include "core/context.hpp"
 #include "timing.hpp"
 #include "workload/workload.hpp"
@@ -214,6 +215,11 @@ int run_bench(const std::vector<std::string>& raw) {
                "simulate and timed in a run of its own");
   app.add_option("--error-check", check, "a2a's error agreement for the rows (agree or local)")
       ->check(CLI::IsMember({"agree", "local"}));
+  std::string device = "host";
+  app.add_option("--device", device,
+                 "host, or cuda: device buffers (cuda-ipc's paths, host-staged MPI, the one-kernel floor; "
+                 "-m defaults to 16:64M)")
+      ->check(CLI::IsMember({"host", "cuda"}));
   app.add_option("--csv", csv, "CSV output file");
   app.add_option("--json", json, "also write JSON here");
   std::vector<std::string> args(raw.rbegin(), raw.rend());
@@ -231,6 +237,25 @@ int run_bench(const std::vector<std::string>& raw) {
     return 2;
   }
 
+  if (device == "cuda") {
+    CudaBenchOptions o;
+    o.v = v;
+    o.workload_text = workload_text;
+    o.workload = workload;
+    const auto sizes = sizes_between(app.count("-m") ? range : "16:67108864");
+    o.min_bytes = sizes.empty() ? 1 : sizes.front();
+    o.max_bytes = sizes.empty() ? 0 : sizes.back();
+    o.iters = iters;
+    o.warmup = warmup;
+    o.validate = validate;
+    o.algs = algs;
+    o.csv = csv;
+    o.json = json;
+    MPI_Init(nullptr, nullptr);
+    const int status = run_bench_cuda(o);
+    MPI_Finalize();
+    return status;
+  }
   MPI_Init(nullptr, nullptr);
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
