@@ -25,8 +25,9 @@ bool parse_bytes(const std::string& text, long long& bytes) {
   long long v = 0;
   size_t i = 0;
   for (; i < text.size() && std::isdigit(static_cast<unsigned char>(text[i])); ++i) {
-    v = v * 10 + (text[i] - '0');
-    if (v > (1LL << 62)) return false;
+    const int digit = text[i] - '0';
+    if (v > ((1LL << 62) - digit) / 10) return false;  // checked before it could overflow
+    v = v * 10 + digit;
   }
   int shift = 0;
   if (i < text.size()) {
