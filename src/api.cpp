@@ -211,9 +211,12 @@ int staged(CommContext& ctx, Stats& st, const char* dsend, const MPI_Aint* soff,
   span_of(roff, rbytes, P, rlo, rhi);
   char* hs = dsend ? gpu::staging(ctx, 0, static_cast<size_t>(shi - slo), st) : nullptr;
   char* hr = gpu::staging(ctx, 1, static_cast<size_t>(rhi - rlo), st);
-  if (!hr || (dsend && !hs)) return MPI_ERR_NO_MEM;
-  int rc = dsend ? gpu::copy_to_host(hs, dsend + slo, static_cast<size_t>(shi - slo))
-                 : gpu::copy_to_host(hr, drecv + rlo, static_cast<size_t>(rhi - rlo));
+  int rc = !hr || (dsend && !hs) ? MPI_ERR_NO_MEM
+           : dsend               ? gpu::copy_to_host(hs, dsend + slo, static_cast<size_t>(shi - slo))
+                                 : gpu::copy_to_host(hr, drecv + rlo, static_cast<size_t>(rhi - rlo));
+  // A rank that could not stage must not leave the others waiting in the
+  // host algorithm: agree first.
+  if (const int e = MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, ctx.comm)) return e;
   if (rc != MPI_SUCCESS) return rc;
   // The mirrors stand where the device buffers' first block byte would be.
   rc = host_call(dsend ? static_cast<const void*>(hs - slo) : MPI_IN_PLACE, static_cast<void*>(hr - rlo));

@@ -14,12 +14,14 @@
 // for other nodes go through pinned host memory in chunks with MPI
 // (src/gpu/staged.hpp), while the IPC copies run on their own stream.
 //
-// Per call: one MPI_Allgather of an Export record (a 64-byte IPC handle and
-// four words) within the node; alltoallv adds an MPI_Alltoall of 16 bytes per
+// Per call: an allreduce of one int over the communicator once every local
+// step that can fail is done (so no rank leaves while others wait for it),
+// one MPI_Allgather of an Export record (a 64-byte IPC handle and four
+// words) within the node; alltoallv adds an MPI_Alltoall of 16 bytes per
 // node-mate (where its block for the receiver lies), unless the caller found
-// it to be an alltoall.  Then one allreduce over the communicator at the end:
-// it agrees on errors and keeps every rank in the call until no peer reads
-// its send buffer any more.  Cost: intra-node ~ (Q-1) blocks at NVLink or
+// it to be an alltoall.  Then one allreduce at the end: it agrees on errors
+// and keeps every rank in the call until no peer reads its send buffer any
+// more.  Cost: intra-node ~ (Q-1) blocks at NVLink or
 // device-copy bandwidth plus the kernel/memcpy fixed cost (30-50 us in the
 // paper); inter-node ~ spread-out with D2H and H2D copies overlapped in
 // chunks.
@@ -64,6 +66,7 @@ int fail(cudaError_t e, const char* what) {
   cudaGetLastError();  // clear a non-sticky error so later calls start clean
   return MPI_ERR_OTHER;
 }
+int to_mpi(cudaError_t e, const char* what) { return e == cudaSuccess ? MPI_SUCCESS : fail(e, what); }
 #define A2A_CUDA_TRY(call)                              \
   do {                                                  \
     const cudaError_t e_ = (call);                      \
@@ -346,9 +349,10 @@ struct Blocks {
 int run_ipc(CommContext& ctx, Stats& st, const Blocks& b, const Params& params, schedule::GpuPath path,
             bool uniform, long long stride) {
   State& s = state_of(ctx);
-  if (const int rc = s.setup(ctx)) return rc;
   const int P = ctx.size, me = ctx.rank;
-  int err = MPI_SUCCESS;
+  // Everything that can fail locally happens first, then one allreduce, so
+  // that no rank leaves while others wait for it in the exchanges below.
+  int err = s.setup(ctx);
 
   // MPI_IN_PLACE (or aliased buffers): node-mates read this rank's send
   // blocks while it writes its receive buffer, so read them from a copy.
@@ -361,18 +365,22 @@ int run_ipc(CommContext& ctx, Stats& st, const Blocks& b, const Params& params, 
       any = true;
     }
   const char* send = b.send;
-  if (any && b.send == b.recv) {
-    if (const int rc = s.scratch.get(static_cast<size_t>(hi - lo), st)) return rc;
-    A2A_CUDA_TRY(cudaMemcpyAsync(s.scratch.ptr, b.send + lo, hi - lo, cudaMemcpyDeviceToDevice, s.ipc));
-    A2A_CUDA_TRY(cudaStreamSynchronize(s.ipc));
+  if (!err && any && b.send == b.recv) {
+    err = s.scratch.get(static_cast<size_t>(hi - lo), st);
+    if (!err) err = to_mpi(cudaMemcpyAsync(s.scratch.ptr, b.send + lo, hi - lo, cudaMemcpyDeviceToDevice, s.ipc),
+                           "cudaMemcpyAsync (in-place copy)");
+    if (!err) err = to_mpi(cudaStreamSynchronize(s.ipc), "cudaStreamSynchronize");
     send = s.scratch.ptr - lo;
   }
+  const auto sends = schedule::staged_chunks(me, P, ctx.topology.node_of, b.sbytes, params.chunk, true);
+  const auto recvs = schedule::staged_chunks(me, P, ctx.topology.node_of, b.rbytes, params.chunk, false);
+  if (!err && (!sends.empty() || !recvs.empty())) err = s.chunks.get(2 * kStageSlots * static_cast<size_t>(params.chunk), st);
 
   // Export: this rank's first block (uniform) or its send pointer.
   Export mine{};
   bool shares = false;
   for (int j = 0; j < s.Q; ++j) shares = shares || (s.node_ranks[j] != me && b.sbytes[s.node_ranks[j]] > 0);
-  if (shares) {
+  if (!err && shares) {
     const char* first = uniform ? send + b.soff[0] : send + lo;
     err = s.export_pointer(first, mine);
     mine.offset += uniform ? 0 : send - first;  // offsets below are from the send pointer
@@ -380,6 +388,8 @@ int run_ipc(CommContext& ctx, Stats& st, const Blocks& b, const Params& params, 
     mine.has = err == MPI_SUCCESS;
     cudaGetDevice(&mine.device);
   }
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_INT, MPI_MAX, ctx.comm)) return rc;
+  if (err) return err;
   if (const int rc = MPI_Allgather(&mine, sizeof mine, MPI_BYTE, s.peers.data(), sizeof mine, MPI_BYTE, s.node))
     return rc;
   st.meta_bytes_sent += static_cast<long long>(sizeof mine) * (s.Q - 1);
@@ -439,10 +449,7 @@ int run_ipc(CommContext& ctx, Stats& st, const Blocks& b, const Params& params, 
   }
 
   // Meanwhile, the other nodes' blocks through pinned host memory.
-  const auto sends = schedule::staged_chunks(me, P, ctx.topology.node_of, b.sbytes, params.chunk, true);
-  const auto recvs = schedule::staged_chunks(me, P, ctx.topology.node_of, b.rbytes, params.chunk, false);
   if (!sends.empty() || !recvs.empty()) {
-    if (const int rc = s.chunks.get(2 * kStageSlots * static_cast<size_t>(params.chunk), st)) return rc;
     CudaCopier copier(s.stage, s.events);
     const StagedSide out{&sends, const_cast<char*>(send), b.soff}, in{&recvs, b.recv, b.roff};
     if (const int rc = run_staged(ctx.comm, kStageTag, out, in, s.chunks.ptr, params.chunk, kStageSlots, copier, st))
