@@ -11,7 +11,9 @@
 #     cost model alone, and alltoallv once more in the agree error mode
 #     (results/auto-vs-best.md).
 #  4. `a2a plot` draws docs/*.png from those CSVs.
-#  5. Where a CUDA device is found: `a2a bench --device cuda` at P = 2, 4, 8
+#  5. The applications (scripts/apps-bench.sh): a2a-fft and a2a-closure at
+#     P = 8 and 16, native against a2a's algorithms (results/apps-*.txt).
+#  6. Where a CUDA device is found: `a2a bench --device cuda` at P = 2, 4, 8
 #     ranks sharing the GPU(s), alltoall 16 B .. 64 MiB and alltoallv
 #     (results/gpu-*.csv, tables in results/gpu-*.txt); skipped otherwise.
 # a2a rows run with A2A_ERROR_CHECK=local (no per-call agreement, as MPI);
@@ -88,7 +90,10 @@ $a2a plot --out docs results/bench-p4.csv results/bench-p8.csv results/bench-p16
 /usr/bin/python3 tools/plot_bench.py results/bench.png results/bench-p4.csv results/bench-p8.csv \
   results/bench-p16.csv results/bench-v-p8.csv
 
-# 5. Device buffers, where there is a GPU.
+# 5. The applications.
+bash scripts/apps-bench.sh
+
+# 6. Device buffers, where there is a GPU.
 if build/tests/test_cuda_ipc --probe; then
   for np in 2 4 8; do
     mpirun -np "$np" $a2a bench --device cuda -i 20 -x 3 -c --csv "results/gpu-p$np.csv" | tee "results/gpu-p$np.txt"
