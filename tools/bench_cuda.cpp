@@ -101,12 +101,12 @@ int run_bench_cuda(const CudaBenchOptions& o) {
                    g::built_with_cuda() ? "a rank sees no CUDA device" : "a2a was built without CUDA (no nvcc)");
     return 2;
   }
-  MPI_Comm node;
-  int local = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  g::select_device(local % devices);
+  int failed = g::select_local_device(MPI_COMM_WORLD) != MPI_SUCCESS;
+  MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (failed) {
+    if (rank == 0) std::fprintf(stderr, "a2a bench --device cuda: cannot select a GPU: %s\n", g::last_error().c_str());
+    return 2;
+  }
 
   std::vector<std::string> rows = {"cuda-ipc:path=kernel", "cuda-ipc:path=memcpy", "cuda-ipc", "native"};
   for (const auto& a : o.algs)

@@ -333,21 +333,13 @@ State& state_of(CommContext& ctx) {
   return *ctx.gpu_state;
 }
 
-// The view of one call both collectives reduce to: P send and receive blocks.
-struct Blocks {
-  const char* send;
-  const MPI_Aint* soff;
-  const long long* sbytes;
-  char* recv;
-  const MPI_Aint* roff;
-  const long long* rbytes;
-};
-
-// The whole algorithm; `uniform_stride` >= 0 (alltoall, or an alltoallv the
-// caller found to be one): node-mates' blocks lie at their first block +
-// rank * stride, and no displacement exchange is needed.
-int run_ipc(CommContext& ctx, Stats& st, const Blocks& b, const Params& params, schedule::GpuPath path,
-            bool uniform, long long stride) {
+// The whole algorithm, on the block view both collectives reduce to;
+// `uniform` (alltoall, or an alltoallv the caller found to be one):
+// node-mates' blocks lie at their first block + rank * stride, and no
+// displacement exchange is needed.
+int run_ipc(const VarCall& b, const Params& params, schedule::GpuPath path, bool uniform, long long stride) {
+  CommContext& ctx = b.ctx;
+  Stats& st = b.stats;
   State& s = state_of(ctx);
   const int P = ctx.size, me = ctx.rank;
   // Everything that can fail locally happens first, then one allreduce, so
@@ -510,15 +502,15 @@ int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPat
     soff[i] = i * call.sstride;
     roff[i] = i * call.rstride;
   }
-  const Blocks b{call.send, soff.data(), bytes.data(), call.recv, roff.data(), bytes.data()};
-  return run_ipc(call.ctx, call.stats, b, params, path, true, call.sstride);
+  const VarCall blocks{call.send, soff.data(), bytes.data(), call.recv, roff.data(), bytes.data(),
+                       call.ctx, call.stats, static_cast<long long>(call.bs)};
+  return run_ipc(blocks, params, path, true, call.sstride);
 }
 
 int ipc_alltoallv(const VarCall& call, const Params& params, schedule::GpuPath path, bool as_alltoall) {
   const int P = call.P();
   const long long stride = P > 1 ? call.soff[1] - call.soff[0] : 0;
-  const Blocks b{call.send, call.soff, call.sbytes, call.recv, call.roff, call.rbytes};
-  return run_ipc(call.ctx, call.stats, b, params, path, as_alltoall, stride);
+  return run_ipc(call, params, path, as_alltoall, stride);
 }
 
 int copy_to_host(void* host, const void* device, size_t bytes) {

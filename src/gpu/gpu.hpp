@@ -18,6 +18,18 @@ bool built_with_cuda();
 int device_count();
 // cudaSetDevice (MPI error class).
 int select_device(int ordinal);
+// The ranks of a node (MPI_COMM_TYPE_SHARED of comm) take the node's GPUs
+// round-robin (one GPU: all on it); collective.  MPI_ERR_OTHER without one.
+inline int select_local_device(MPI_Comm comm) {
+  MPI_Comm node;
+  int local = 0, rank = 0;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, rank, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &local);
+  MPI_Comm_free(&node);
+  const int n = device_count();
+  return n > 0 ? select_device(local % n) : MPI_ERR_OTHER;
+}
 
 // Where a buffer lives: device memory (cudaMalloc; usable for IPC) or host
 // memory (anything else, managed memory included: the CPU can read it).

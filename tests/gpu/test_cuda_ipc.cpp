@@ -204,13 +204,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 1;
   }
-  // Ranks of a node share the GPUs round-robin (one GPU: all on it).
-  MPI_Comm node;
-  int local = 0;
-  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &node);
-  MPI_Comm_rank(node, &local);
-  MPI_Comm_free(&node);
-  int failed = g::select_device(local % devices) != MPI_SUCCESS;
+  int failed = g::select_local_device(MPI_COMM_WORLD) != MPI_SUCCESS;
   if (failed) std::fprintf(stderr, "rank %d: %s\n", rank_, g::last_error().c_str());
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed) {
