@@ -5,12 +5,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <mutex>
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
 #include "core/datatype.hpp"
+#include "core/regions.hpp"
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/registry.hpp"
@@ -18,9 +18,10 @@
 namespace a2a::detail {
 namespace {
 
-std::mutex last_lock;
-Stats last_stats;
-std::string last_error;
+// Each thread's last call (threads run collectives on their own
+// communicators under MPI_THREAD_MULTIPLE).
+thread_local Stats last_stats;
+thread_local std::string last_error;
 
 // See a2a::ErrorCheck; the environment is read once, at the first call.
 std::atomic<bool>& agree_flag() {
@@ -114,6 +115,21 @@ int agree(CommContext& ctx, int err, long long value, bool& values_differ, Place
 }
 
 const char* const kMixedPlacement = "a2a: some ranks pass device buffers and others host buffers";
+
+// MPI_ERR_BUFFER when a receive block overlaps another receive block or a
+// send block (send null: MPI_IN_PLACE, receive blocks only).  Blocks are
+// given as byte offsets and sizes from each buffer's first data byte.
+int check_aliasing(CommContext& ctx, const void* send, const long long* soff, const long long* sbytes,
+                   const void* recv, const long long* roff, const long long* rbytes, std::string& msg) {
+  auto& regions = ctx.regions;
+  regions.clear();
+  if (send) add_regions(regions, send, soff, sbytes, ctx.size, false);
+  add_regions(regions, recv, roff, rbytes, ctx.size, true);
+  std::string which;
+  if (!regions_collide(regions, which)) return MPI_SUCCESS;
+  msg = "a2a: " + which + " overlap (buffers must not alias; MPI_IN_PLACE sends from the receive buffer)";
+  return MPI_ERR_BUFFER;
+}
 
 // An error found on another rank leaves this rank's message empty.
 int failed(int err, std::string& msg) {
@@ -304,6 +320,19 @@ int alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* re
       msg = "a2a: send and receive type signatures differ in size";
     } else if (bs > 0 && (!recvbuf || !sendbuf)) {
       err = MPI_ERR_BUFFER;
+    } else if (bs > 0 && sti.contiguous(sendcount) && rti.contiguous(recvcount)) {
+      auto& so = ctx->aliasing_soff;  // offsets, then sizes
+      auto& ro = ctx->aliasing_roff;
+      so.resize(2 * P);
+      ro.resize(2 * P);
+      for (int i = 0; i < P; ++i) {
+        so[i] = i * static_cast<long long>(sendcount) * sti.extent;
+        ro[i] = i * static_cast<long long>(recvcount) * rti.extent;
+        so[P + i] = ro[P + i] = bs;
+      }
+      err = check_aliasing(*ctx, in_place ? nullptr : static_cast<const char*>(sendbuf) + sti.true_lb, so.data(),
+                           so.data() + P, static_cast<const char*>(recvbuf) + rti.true_lb, ro.data(), ro.data() + P,
+                           msg);
     }
   }
   Placement where;
@@ -518,6 +547,18 @@ int alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], 
       msg = "a2a: this rank's block to itself differs in size on the send and receive side";
     } else if (err == MPI_SUCCESS && total > 0 && (!recvbuf || !sendbuf)) {
       err = MPI_ERR_BUFFER;
+    } else if (err == MPI_SUCCESS && total > 0 && gap_free(sti, sendcounts, P) && gap_free(rti, recvcounts, P)) {
+      auto& so = ctx->aliasing_soff;
+      auto& ro = ctx->aliasing_roff;
+      so.resize(P);
+      ro.resize(P);
+      for (int i = 0; i < P; ++i) {
+        so[i] = static_cast<long long>(sdispls[i]) * sti.extent;
+        ro[i] = static_cast<long long>(rdispls[i]) * rti.extent;
+      }
+      err = check_aliasing(*ctx, in_place ? nullptr : static_cast<const char*>(sendbuf) + sti.true_lb, so.data(),
+                           sbytes.data(), static_cast<const char*>(recvbuf) + rti.true_lb, ro.data(), rbytes.data(),
+                           msg);
     }
   }
   Placement where;
@@ -640,7 +681,6 @@ int record(F&& body) {
   Stats st;
   std::string msg;
   const int rc = body(st, msg);
-  std::lock_guard<std::mutex> guard(last_lock);
   last_stats = st;
   last_error = rc == MPI_SUCCESS ? std::string() : msg;
   return rc;
@@ -687,7 +727,6 @@ extern "C" int A2A_Alltoallv(const void* sendbuf, const int sendcounts[], const 
 
 extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   if (!stats) return MPI_ERR_ARG;
-  std::lock_guard<std::mutex> guard(a2a::detail::last_lock);
   const Stats& s = a2a::detail::last_stats;
   std::memset(stats, 0, sizeof *stats);
   std::memcpy(stats->algorithm, s.algorithm, sizeof stats->algorithm);
@@ -703,7 +742,6 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
 }
 
 extern "C" const char* A2A_Last_decided_by(void) {
-  std::lock_guard<std::mutex> guard(a2a::detail::last_lock);
   return a2a::detail::last_stats.decided_by;
 }
 
@@ -714,7 +752,6 @@ std::string a2a::tuning_status() {
 }
 
 std::string a2a::last_error_message() {
-  std::lock_guard<std::mutex> guard(a2a::detail::last_lock);
   return a2a::detail::last_error;
 }
 

@@ -50,8 +50,9 @@ int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 int A2A_Start(A2A_Plan plan);
 int A2A_Plan_free(A2A_Plan *plan);
 
-/* This rank's statistics of its last A2A_Alltoall / A2A_Alltoallv call
- * (or A2A_Start). */
+/* This rank's statistics of the calling thread's last A2A_Alltoall /
+ * A2A_Alltoallv call (or A2A_Start).  Under MPI_THREAD_MULTIPLE, threads may
+ * run calls at once on distinct communicators. */
 int A2A_Last_stats(A2A_Stats *stats);
 
 /* Who chose the algorithm of this rank's last call when it was "auto":

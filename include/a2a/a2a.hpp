@@ -27,7 +27,7 @@ std::string layout(MPI_Comm comm);
 // library, a bad entry).  Reads the file on first use (needs MPI initialised).
 std::string tuning_status();
 
-// Why this rank's last call failed, e.g. "a2a: unknown parameter 'radx' for
+// Why the calling thread's last call failed, e.g. "a2a: unknown parameter 'radx' for
 // tra; expected radix"; empty after a successful call.
 std::string last_error_message();
 

@@ -4,6 +4,8 @@
 #include "select/auto.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <mutex>
 #include <cstdio>
 #include <cstdlib>
 
@@ -149,6 +151,8 @@ int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
 
 namespace {
 int keyval = MPI_KEYVAL_INVALID;
+std::mutex keyval_lock;                // threads may meet a2a for the first time together
+std::atomic<int> contexts_alive{0};
 
 // The layout from the environment overrides (they describe world ranks) or
 // from shared memory, as one key per rank: the node id, or the lowest world
@@ -184,14 +188,20 @@ int detect_topology(CommContext& ctx) {
 
 int delete_context(MPI_Comm, int, void* value, void*) {
   delete static_cast<CommContext*>(value);
+  --contexts_alive;
   return MPI_SUCCESS;
 }
 }  // namespace
 
+int live_contexts() { return contexts_alive.load(); }
+
 int get_context(MPI_Comm user, CommContext*& ctx) {
-  if (keyval == MPI_KEYVAL_INVALID) {
-    const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
-    if (rc != MPI_SUCCESS) return rc;
+  {
+    std::lock_guard<std::mutex> guard(keyval_lock);
+    if (keyval == MPI_KEYVAL_INVALID) {
+      const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
+      if (rc != MPI_SUCCESS) return rc;
+    }
   }
   int found = 0;
   void* value = nullptr;
@@ -218,6 +228,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   rc = MPI_Comm_set_attr(user, keyval, fresh.get());
   if (rc != MPI_SUCCESS) return rc;
   ctx = fresh.release();
+  ++contexts_alive;
   return MPI_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "core/regions.hpp"
 #include "hier/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
@@ -125,6 +126,9 @@ struct CommContext {
   // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
   std::vector<MPI_Aint> soff, roff;
   std::vector<long long> sbytes, rbytes;
+  // The aliasing check's regions and offsets (core/regions.hpp).
+  std::vector<Region> regions;
+  std::vector<long long> aliasing_soff, aliasing_roff;
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;
@@ -161,6 +165,10 @@ class SubLayout {
 };
 
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
+// Safe from several threads on distinct communicators (MPI_THREAD_MULTIPLE).
 int get_context(MPI_Comm user, CommContext*& ctx);
+// Contexts alive in this process: each is freed with its communicator (the
+// attribute's delete callback); for tests.
+int live_contexts();
 
 }  // namespace a2a::detail

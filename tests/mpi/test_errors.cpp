@@ -161,3 +161,62 @@ TEST(Errors, AlltoallvArguments) {
                     MPI_ERR_ARG, "null displacements");
   expect_still_works();
 }
+
+// Aliased buffers (MPI forbids them; MPI_IN_PLACE is the way to reuse one),
+// on one rank only, are every rank's MPI_ERR_BUFFER.
+TEST(Errors, AliasedBuffers) {
+  Call c;
+  std::vector<int> one(8 * c.P, 0);
+  const bool bad = c.rank == 0;
+  int rc = A2A_Alltoall(bad ? one.data() : c.s.data(), 4, MPI_INT, bad ? one.data() + 2 : c.r.data(), 4, MPI_INT,
+                        MPI_COMM_WORLD, "spread-out");
+  expect_everywhere(rc, MPI_ERR_BUFFER, "alltoall send and receive overlap on rank 0");
+  if (bad) {
+    EXPECT_NE(a2a::last_error_message().find("overlap"), std::string::npos) << a2a::last_error_message();
+  }
+  // Alltoallv: two receive blocks share a byte on rank 0; then send and
+  // receive blocks interleaved in one array without touching (legal).
+  std::vector<int> counts(c.P, 2), sd(c.P), rd(c.P);
+  for (int i = 0; i < c.P; ++i) {
+    sd[i] = 4 * i;
+    rd[i] = 4 * i + 2;
+  }
+  std::vector<int> overlapping = rd;
+  if (bad && c.P > 1) overlapping[1] = rd[0] + 1;
+  rc = A2A_Alltoallv(c.s.data(), counts.data(), sd.data(), MPI_INT, one.data(), counts.data(), overlapping.data(),
+                     MPI_INT, MPI_COMM_WORLD, "tuna");
+  if (c.P > 1) expect_everywhere(rc, MPI_ERR_BUFFER, "alltoallv receive blocks overlap on rank 0");
+  std::fill(one.begin(), one.end(), -1);
+  for (int d = 0; d < c.P; ++d) one[sd[d]] = one[sd[d] + 1] = c.rank * 100 + d;
+  rc = A2A_Alltoallv(one.data(), counts.data(), sd.data(), MPI_INT, one.data(), counts.data(), rd.data(), MPI_INT,
+                     MPI_COMM_WORLD, "spread-out");
+  expect_everywhere(rc, MPI_SUCCESS, "interleaved send and receive blocks");
+  for (int s = 0; s < c.P; ++s) EXPECT_EQ(one[rd[s]], s * 100 + c.rank);
+  expect_still_works();
+}
+
+// Intercommunicators and freed (null) communicators: MPI_ERR_COMM on every
+// rank without any communication.
+TEST(Errors, IntercommAndFreedComm) {
+  Call c;
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  MPI_Comm_free(&dup);  // now MPI_COMM_NULL
+  expect_everywhere(A2A_Alltoall(c.s.data(), 4, MPI_INT, c.r.data(), 4, MPI_INT, dup, "spread-out"), MPI_ERR_COMM,
+                    "freed communicator");
+  if (c.P >= 2) {
+    MPI_Comm half, inter;
+    const int color = c.rank % 2;
+    MPI_Comm_split(MPI_COMM_WORLD, color, c.rank, &half);
+    MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, color ? 0 : 1, 7, &inter);
+    expect_everywhere(A2A_Alltoall(c.s.data(), 4, MPI_INT, c.r.data(), 4, MPI_INT, inter, "tra"), MPI_ERR_COMM,
+                      "intercommunicator");
+    std::vector<int> counts(c.P, 1), displs(c.P);
+    expect_everywhere(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                                    displs.data(), MPI_INT, inter, "tuna"),
+                      MPI_ERR_COMM, "alltoallv on an intercommunicator");
+    MPI_Comm_free(&inter);
+    MPI_Comm_free(&half);
+  }
+  expect_still_works();
+}
