@@ -15,13 +15,9 @@ namespace apps::closure {
 using Edge = std::pair<long long, long long>;
 
 // "src dst" per line; blank lines and lines starting with '#' are skipped.
-// Returns false with a message on anything else (negative ids included).
-inline bool read_edges(const std::string& path, std::vector<Edge>& edges, std::string& error) {
-  std::ifstream in(path);
-  if (!in) {
-    error = "cannot open '" + path + "'";
-    return false;
-  }
+// Returns false with a message naming `name` and the line on anything else
+// (negative ids included).
+inline bool read_edges(std::istream& in, const std::string& path, std::vector<Edge>& edges, std::string& error) {
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {
     const auto first = line.find_first_not_of(" \t\r");
@@ -36,6 +32,15 @@ inline bool read_edges(const std::string& path, std::vector<Edge>& edges, std::s
     edges.emplace_back(a, b);
   }
   return true;
+}
+
+inline bool read_edges(const std::string& path, std::vector<Edge>& edges, std::string& error) {
+  std::ifstream in(path);
+  if (!in) {
+    error = "cannot open '" + path + "'";
+    return false;
+  }
+  return read_edges(in, path, edges, error);
 }
 
 // The rank that owns vertex v (a mixing hash, so chains and grids spread).

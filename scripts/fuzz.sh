@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Fuzzes every parser of outside input with libFuzzer (clang, AddressSanitizer
+# and UndefinedBehaviorSanitizer): spec strings, node maps, tuning files,
+# workload specs, A2A_COST_MODEL and a2a-closure's edge lists.
+#   bash scripts/fuzz.sh [SECONDS per target, default 30]
+# Corpora start from fuzz/corpus/ and grow in build-fuzz/corpus/ across runs.
+# Prints each target's executions; exits non-zero on any crash, leak, hang
+# (-timeout=5 s per input) or sanitizer report, leaving the input in build-fuzz/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-30}
+CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DA2A_FUZZ=ON -DA2A_CUDA=OFF \
+  -DA2A_BUILD_TESTS=OFF -DA2A_BUILD_TOOLS=OFF -DA2A_BUILD_APPS=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
+cmake --build build-fuzz -j "$(nproc)"
+status=0
+printf '%-12s %12s %8s\n' target executions seconds
+for t in spec node_map tuning workload cost_model graph; do
+  corpus=build-fuzz/corpus/$t
+  mkdir -p "$corpus"
+  cp -n fuzz/corpus/$t/* "$corpus"/ 2>/dev/null || true
+  log=build-fuzz/fuzz_$t.log
+  if (cd build-fuzz && ./fuzz/fuzz_$t "corpus/$t" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+        -print_final_stats=1 >"fuzz_$t.log" 2>&1); then
+    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")
+    printf '%-12s %12s %8s\n' "$t" "$runs" "$took"
+  else
+    echo "fuzz_$t FAILED (see $log):"
+    tail -30 "$log"
+    status=1
+  fi
+done
+exit $status
