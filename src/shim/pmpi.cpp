@@ -129,7 +129,7 @@ extern "C" int MPI_Finalize(void) {
 // shim provides them too (mpif.h / `use mpi` under every name mangling, and
 // `use mpi_f08`, whose Open MPI entry points take the same arguments).  The
 // Fortran MPI_IN_PLACE and MPI_BOTTOM are addresses of the MPI library's
-// own sentinels, looked up once by name.
+// own sentinels, looked up once by name (Open MPI and MPICH).
 
 namespace {
 
@@ -139,15 +139,28 @@ const void* fortran_sentinel(const char* const* names) {
   return nullptr;
 }
 
+// MPICH keeps the addresses of its Fortran sentinels (inside a common block,
+// known once MPI_Init has run) in pointer variables; its mpi_f08 passes the
+// address of MPIR_F08_MPI_IN_PLACE itself.
+const void* pointed_to(const char* name) {
+  const void* var = dlsym(RTLD_DEFAULT, name);
+  return var ? *static_cast<void* const*>(var) : nullptr;
+}
+
 const void* fortran_buffer(const void* buf) {
   static const char* const in_place_names[] = {"mpi_fortran_in_place_", "mpi_fortran_in_place", "MPI_FORTRAN_IN_PLACE",
                                                "mpi_fortran_in_place__", "mpifcmb5_", "MPIFCMB5", nullptr};
   static const char* const bottom_names[] = {"mpi_fortran_bottom_", "mpi_fortran_bottom", "MPI_FORTRAN_BOTTOM",
                                              "mpi_fortran_bottom__", "mpifcmb4_", "MPIFCMB4", nullptr};
+  static const char* const f08_in_place[] = {"MPIR_F08_MPI_IN_PLACE", nullptr};
   static const void* const in_place = fortran_sentinel(in_place_names);
   static const void* const bottom = fortran_sentinel(bottom_names);
-  if (buf && buf == in_place) return MPI_IN_PLACE;
-  if (buf && buf == bottom) return MPI_BOTTOM;
+  static const void* const mpich_in_place = pointed_to("MPIR_F_MPI_IN_PLACE");
+  static const void* const mpich_bottom = pointed_to("MPIR_F_MPI_BOTTOM");
+  static const void* const mpich_f08_in_place = fortran_sentinel(f08_in_place);
+  if (!buf) return buf;
+  if (buf == in_place || buf == mpich_in_place || buf == mpich_f08_in_place) return MPI_IN_PLACE;
+  if (buf == bottom || buf == mpich_bottom) return MPI_BOTTOM;
   return buf;
 }
 

@@ -8,8 +8,9 @@
 // run (A2A_SOAK_SEED=S, A2A_SOAK_FIRST=k, A2A_SOAK_CASES=1 replays it).
 //   A2A_SOAK_SEED     seed (default 1)          A2A_SOAK_CASES    most cases (default 100000)
 //   A2A_SOAK_SECONDS  time bound (default 20)   A2A_SOAK_FIRST    first case index (default 0)
-// Then 100,000 back-to-back small calls on one communicator (A2A_SOAK_CALLS)
-// with the resident set size before and after: it must stay flat.
+// Then 100,000 back-to-back small calls on one communicator (A2A_SOAK_CALLS;
+// 20,000 and no RSS check under AddressSanitizer) with the resident set
+// size before and after: it must stay flat.
 #include <sys/resource.h>
 
 #include <cstdio>
@@ -207,8 +208,18 @@ TEST(Soak, RandomCases) {
 
 // Back-to-back small calls on one communicator: memory stays flat (scratch
 // and caches are reused, nothing grows per call).
+// AddressSanitizer keeps freed memory in quarantine (RSS grows by design)
+// and is slow: there the test makes fewer calls and checks data only.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kRssMeaningful = false;
+constexpr long long kDefaultCalls = 20000;
+#else
+constexpr bool kRssMeaningful = true;
+constexpr long long kDefaultCalls = 100000;
+#endif
+
 TEST(Soak, ManySmallCallsKeepMemoryFlat) {
-  const long long calls = env_or("A2A_SOAK_CALLS", 100000);
+  const long long calls = env_or("A2A_SOAK_CALLS", kDefaultCalls);
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -232,5 +243,9 @@ TEST(Soak, ManySmallCallsKeepMemoryFlat) {
     std::printf("soak: %lld back-to-back calls on %d ranks: rank 0 RSS %lld KiB after %lld, %lld KiB at the end; "
                 "largest growth over ranks %lld KiB\n", calls, P, before, calls / 10, after, growth);
   EXPECT_EQ(bad, 0);
-  EXPECT_LT(growth, 1024) << "memory grew by " << growth << " KiB over " << calls << " calls";
+  if (kRssMeaningful) {
+    EXPECT_LT(growth, 1024) << "memory grew by " << growth << " KiB over " << calls << " calls";
+  } else if (rank == 0) {
+    std::printf("soak: AddressSanitizer build: RSS not checked (its quarantine holds freed memory)\n");
+  }
 }
