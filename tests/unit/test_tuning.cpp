@@ -65,6 +65,11 @@ TEST(Tuning, BadFilesRefused) {
   EXPECT_NE(refusal(R"({"format": "a2a-tuning", "version": 2, "mpi_library": "Test MPI 1.0", "entries": []})")
                 .find("version 2 is not supported"),
             std::string::npos);
+  // Header fields of the wrong JSON type (found by fuzz_tuning): refused, no throw.
+  for (const char* text : {R"({"format": "a2a-tuning", "version": [1], "entries": []})",
+                           R"({"format": 7, "version": 1})",
+                           R"({"format": "a2a-tuning", "version": 1, "mpi_library": ["x"], "entries": []})"})
+    EXPECT_FALSE(refusal(text).empty()) << text;
   TuningTable other = sample();
   other.mpi_library = "Other MPI 9";
   EXPECT_NE(refusal(tuning_json(other)).find("another MPI library"), std::string::npos);
