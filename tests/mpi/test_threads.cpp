@@ -14,6 +14,7 @@
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
+#include "gtest_mpi.hpp"
 
 namespace {
 
@@ -93,12 +94,7 @@ int main(int argc, char** argv) {
     MPI_Finalize();
     return 77;
   }
-  if (rank != 0) {
-    auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
-    delete listeners.Release(listeners.default_result_printer());
-  }
-  int rc = RUN_ALL_TESTS();
-  MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  const int rc = a2a::test::run_all_tests_on_every_rank();
   MPI_Finalize();
   return rc;
 }
