@@ -3,12 +3,18 @@
 # and UndefinedBehaviorSanitizer): spec strings, node maps, tuning files,
 # workload specs, A2A_COST_MODEL and a2a-closure's edge lists.
 #   bash scripts/fuzz.sh [SECONDS per target, default 30]
+#   bash scripts/fuzz.sh --runs N   (N inputs per target from seed 1: the same
+#                                    inputs every time, as CI needs)
 # Corpora start from fuzz/corpus/ and grow in build-fuzz/corpus/ across runs.
 # Prints each target's executions; exits non-zero on any crash, leak, hang
 # (-timeout=5 s per input) or sanitizer report, leaving the input in build-fuzz/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-seconds=${1:-30}
+if [ "${1:-}" = --runs ]; then
+  limit=(-runs="$2" -seed=1)
+else
+  limit=(-max_total_time="${1:-30}")
+fi
 CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=RelWithDebInfo -DA2A_FUZZ=ON -DA2A_CUDA=OFF \
   -DA2A_BUILD_TESTS=OFF -DA2A_BUILD_TOOLS=OFF -DA2A_BUILD_APPS=OFF -DBUILD_SHARED_LIBS=OFF >/dev/null
 cmake --build build-fuzz -j "$(nproc)"
@@ -19,7 +25,7 @@ for t in spec node_map tuning workload cost_model graph; do
   mkdir -p "$corpus"
   cp -n fuzz/corpus/$t/* "$corpus"/ 2>/dev/null || true
   log=build-fuzz/fuzz_$t.log
-  if (cd build-fuzz && ./fuzz/fuzz_$t "corpus/$t" -max_total_time="$seconds" -timeout=5 -rss_limit_mb=2048 \
+  if (cd build-fuzz && ./fuzz/fuzz_$t "corpus/$t" "${limit[@]}" -timeout=5 -rss_limit_mb=2048 \
         -print_final_stats=1 >"fuzz_$t.log" 2>&1); then
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
     took=$(sed -n 's/^Done [0-9]* runs in \([0-9]*\) second.*/\1/p' "$log")

@@ -68,8 +68,8 @@ bool node_ids_from(const char* map, const char* sizes, const char* size, int P, 
     long long total = 0;
     bool ok = parse_list(sizes, list);
     for (long long q : list) {
-      ok = ok && q > 0;
-      total += q;
+      ok = ok && q > 0 && q <= P - total;  // bounded so the sum cannot overflow
+      if (ok) total += q;
     }
     if (!ok || total != P) {
       error = "A2A_NODE_SIZES needs positive sizes adding up to " + std::to_string(P);

@@ -37,6 +37,9 @@ TEST(Topology, BadOverridesSayWhy) {
   EXPECT_NE(err.find("one non-negative node id per rank"), std::string::npos);
   EXPECT_TRUE(ids(nullptr, nullptr, "0", 3, &err).empty());
   EXPECT_TRUE(ids(nullptr, "2,x", nullptr, 3, &err).empty());
+  // Sizes whose sum wraps around to P (found by fuzz_node_map) are refused.
+  EXPECT_TRUE(ids(nullptr, "9223372036854775807,9223372036854775807,6", nullptr, 4, &err).empty());
+  EXPECT_NE(err.find("adding up to 4"), std::string::npos);
 }
 
 TEST(Topology, GroupsByKeyInOrderOfLowestRank) {
