@@ -4,7 +4,9 @@
 // (zero-heavy, skewed, one huge block, uniform), the displacements (blocks
 // in a permuted order after random gaps), and MPI_IN_PLACE; every int of the
 // data encodes (source, destination, index), gap bytes and the send buffer
-// must stay untouched.  Reproducible: case k of seed S is the same on any
+// must stay untouched.  One alltoallv case in ten moves a receive block of
+// one rank onto another: every rank must get MPI_ERR_BUFFER, no buffer may
+// change.  Reproducible: case k of seed S is the same on any
 // run (A2A_SOAK_SEED=S, A2A_SOAK_FIRST=k, A2A_SOAK_CASES=1 replays it).
 //   A2A_SOAK_SEED     seed (default 1)          A2A_SOAK_CASES    most cases (default 100000)
 //   A2A_SOAK_SECONDS  time bound (default 20)   A2A_SOAK_FIRST    first case index (default 0)
@@ -13,6 +15,7 @@
 // size before and after: it must stay flat.
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -49,11 +52,12 @@ struct Case {
   bool v;
   std::string spec, counts, comm;
   const Layout *st, *rt;
-  bool in_place;
+  bool in_place, overlap = false;
   std::string describe() const {
     std::ostringstream o;
     o << (v ? "alltoallv" : "alltoall") << " '" << spec << "' comm=" << comm << " types=" << st->name << "/"
-      << rt->name << " counts=" << counts << (in_place ? " in-place" : "");
+      << rt->name << " counts=" << counts << (in_place ? " in-place" : "")
+      << (overlap ? " overlapping-receive" : "");
     return o.str();
   }
 };
@@ -84,6 +88,10 @@ Case draw(unsigned long long seed, long long k, int P) {
   c.rt = pick(rng, two ? two_ints : one_int);
   c.in_place = rng() % 5 == 0;
   if (c.in_place || c.spec == "native") c.st = c.rt;  // Open MPI's own alltoall mishandles differing types
+  if (c.v && !c.in_place && rng() % 10 == 0) {  // aliasing is checked on gap-free types
+    c.overlap = true;
+    c.st = c.rt = two ? &pair_layout() : &int_layout();
+  }
   return c;
 }
 
@@ -103,8 +111,9 @@ int count_of(const Case& c, unsigned long long seed, long long k, int s, int d, 
   return static_cast<int>(h % 21);
 }
 
-// Runs case k on `comm`; returns the number of wrong ints / gap bytes.
-long long run_case(const Case& c, unsigned long long seed, long long k, MPI_Comm comm) {
+// Runs case k on `comm`; returns the number of wrong ints / gap bytes (or
+// wrong outcomes of a refused case, counted in `refused`).
+long long run_case(const Case& c, unsigned long long seed, long long k, MPI_Comm comm, long long& refused) {
   int me, P;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &P);
@@ -135,6 +144,18 @@ long long run_case(const Case& c, unsigned long long seed, long long k, MPI_Comm
   } else {
     selems = relems = static_cast<long long>(sc[0]) * P;
   }
+  // The overlap case: rank `bad` puts its second non-empty receive block at
+  // its first one's place (no overlap when it receives fewer than two).
+  bool refuse = false;
+  if (c.overlap) {
+    const int bad = static_cast<int>(mix(seed, static_cast<unsigned long long>(k), 77) % P);
+    std::vector<int> nonempty;
+    for (int s = 0; s < P; ++s)
+      if (count_of(c, seed, k, s, bad, P) > 0) nonempty.push_back(s);
+    refuse = nonempty.size() >= 2;
+    if (refuse && me == bad) rd[nonempty[1]] = rd[nonempty[0]];
+    relems += *std::max_element(rc.begin(), rc.end());  // room for the moved block
+  }
   Buffer sbuf(*c.st, selems), rbuf(*c.rt, relems);
   const auto at = [](Buffer& b, long long displ, long long j) {
     const Layout& l = *b.layout;
@@ -145,7 +166,7 @@ long long run_case(const Case& c, unsigned long long seed, long long k, MPI_Comm
   for (int d = 0; d < P; ++d)
     for (long long j = 0; j < static_cast<long long>(sc[d]) * n_send; ++j)
       *at(src, c.v ? sd[d] : static_cast<long long>(d) * sc[0], j) = encode(me, d, j);
-  const std::vector<unsigned char> send_before = sbuf.bytes;
+  const std::vector<unsigned char> send_before = sbuf.bytes, recv_before = rbuf.bytes;
   int code;
   if (c.v)
     code = A2A_Alltoallv(c.in_place ? MPI_IN_PLACE : sbuf.data(), sc.data(), sd.data(), c.st->type, rbuf.data(),
@@ -153,6 +174,17 @@ long long run_case(const Case& c, unsigned long long seed, long long k, MPI_Comm
   else
     code = A2A_Alltoall(c.in_place ? MPI_IN_PLACE : sbuf.data(), sc[0], c.st->type, rbuf.data(), rc[0], c.rt->type,
                         comm, c.spec.c_str());
+  if (refuse) {
+    ++refused;
+    int cls = MPI_SUCCESS;
+    MPI_Error_class(code, &cls);
+    const long long wrong = (cls != MPI_ERR_BUFFER) + (sbuf.bytes != send_before) + (rbuf.bytes != recv_before);
+    if (wrong)
+      ADD_FAILURE() << "seed " << seed << " case " << k << " (" << c.describe() << "): error class " << cls
+                    << " (MPI_ERR_BUFFER expected), buffers " << (sbuf.bytes != send_before ? "send changed " : "")
+                    << (rbuf.bytes != recv_before ? "receive changed" : "");
+    return wrong;
+  }
   if (code != MPI_SUCCESS) {
     ADD_FAILURE() << "seed " << seed << " case " << k << " (" << c.describe() << "): error " << code << " "
                   << a2a::last_error_message();
@@ -189,18 +221,19 @@ TEST(Soak, RandomCases) {
   MPI_Comm_split(MPI_COMM_WORLD, 0, P - rank, &reversed);
   MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &halves);
   const double t0 = MPI_Wtime();
-  long long k = first, wrong = 0;
+  long long k = first, wrong = 0, refused = 0;
   for (int go = 1; go && k < first + most; ++k) {
     const Case c = draw(seed, k, P);
     const MPI_Comm comm = c.comm == "world" ? MPI_COMM_WORLD : c.comm == "reversed" ? reversed : halves;
-    wrong += run_case(c, seed, k, comm);
+    wrong += run_case(c, seed, k, comm, refused);
     go = MPI_Wtime() - t0 < seconds;
     MPI_Bcast(&go, 1, MPI_INT, 0, MPI_COMM_WORLD);  // rank 0's clock decides for all
   }
   MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
-    std::printf("soak: seed %llu, cases %lld..%lld (%lld cases) on %d ranks in %.1f s, %lld wrong\n", seed, first,
-                k - 1, k - first, P, MPI_Wtime() - t0, wrong);
+    std::printf("soak: seed %llu, cases %lld..%lld (%lld cases, %lld with overlapping receive blocks refused) on %d "
+                "ranks in %.1f s, %lld wrong\n",
+                seed, first, k - 1, k - first, refused, P, MPI_Wtime() - t0, wrong);
   EXPECT_EQ(wrong, 0);
   MPI_Comm_free(&reversed);
   MPI_Comm_free(&halves);
