@@ -97,11 +97,21 @@ std::string expected_keys(const AlgorithmInfo& a) {
   return keys;
 }
 
+struct Validated {
+  std::mutex lock;
+  std::map<std::pair<int, std::string>, std::pair<Spec, std::string>> cache;
+};
+Validated& validated() {  // built on first use (resolve may run during static initialisation)
+  static Validated v;
+  return v;
+}
+
 // Syntax and names checked once per distinct string; defaults filled in.
+// The cache starts over at kMaxValidated strings, so a program that builds
+// many distinct strings does not grow without bound (found by fuzz_spec).
 int validate(Collective coll, const std::string& text, Spec& spec, std::string& error) {
-  static std::mutex lock;
-  static std::map<std::pair<int, std::string>, std::pair<Spec, std::string>> cache;
-  std::lock_guard<std::mutex> guard(lock);
+  auto& cache = validated().cache;
+  std::lock_guard<std::mutex> guard(validated().lock);
   const auto key = std::make_pair(static_cast<int>(coll), text);
   auto it = cache.find(key);
   if (it == cache.end()) {
@@ -122,6 +132,7 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
         for (const auto& p : info->params) s.params.emplace(p.key, p.fallback);
       }
     }
+    if (cache.size() >= kMaxValidated) cache.clear();
     it = cache.emplace(key, std::make_pair(s, err)).first;
   }
   spec = it->second.first;
@@ -130,6 +141,11 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
 }
 
 }  // namespace
+
+size_t validated_specs() {
+  std::lock_guard<std::mutex> guard(validated().lock);
+  return validated().cache.size();
+}
 
 int resolve(Collective coll, const std::string& text, int P, long long /*block_bytes*/, Resolved& out,
             std::string& error) {

@@ -1,6 +1,7 @@
 // The one registry of algorithms: names, knobs with defaults, entry points,
 // and resolution of a spec string (plus "auto") into a runnable choice.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -42,5 +43,9 @@ struct Resolved {
 // canonical "auto": the communicator decides it (select/auto.hpp).
 int resolve(Collective coll, const std::string& text, int P, long long block_bytes, Resolved& out,
             std::string& error);
+
+// The distinct strings whose syntax is cached now (at most kMaxValidated).
+constexpr size_t kMaxValidated = 256;
+size_t validated_specs();
 
 }  // namespace a2a::detail

@@ -59,3 +59,11 @@ int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
   return RUN_ALL_TESTS();
 }
+
+TEST(Spec, SyntaxCacheIsBounded) {
+  for (int i = 0; i < 3 * static_cast<int>(a2a::detail::kMaxValidated); ++i) {
+    EXPECT_EQ(canonical("tra:radix=" + std::to_string(i + 2), 1 << 20), "tra:radix=" + std::to_string(i + 2));
+    EXPECT_LE(a2a::detail::validated_specs(), a2a::detail::kMaxValidated);
+  }
+  EXPECT_GT(a2a::detail::validated_specs(), 0u);
+}
