@@ -50,32 +50,6 @@ uint64_t fnv1a(const std::string& s) {
   return h;
 }
 
-}  // namespace
-
-namespace {
-bool parse_document(const json& doc, const std::string& mpi_library, TuningTable& out, std::string& error);
-}  // namespace
-
-bool parse_tuning(const std::string& text, const std::string& mpi_library, TuningTable& out, std::string& error) {
-  out = TuningTable{};
-  json doc;
-  try {
-    doc = json::parse(text);
-  } catch (const json::exception& e) {
-    error = std::string("not valid JSON (") + e.what() + ")";
-    return false;
-  }
-  // Fields of the wrong JSON type (a version that is an array, ...) throw.
-  try {
-    return parse_document(doc, mpi_library, out, error);
-  } catch (const json::exception& e) {
-    error = std::string("malformed tuning file (") + e.what() + ")";
-    out.entries.clear();
-    return false;
-  }
-}
-
-namespace {
 bool parse_document(const json& doc, const std::string& mpi_library, TuningTable& out, std::string& error) {
   if (!doc.is_object() || doc.value("format", "") != "a2a-tuning") {
     error = "not an a2a tuning file (no \"format\": \"a2a-tuning\"); make one with `a2a tune`";
@@ -113,7 +87,27 @@ bool parse_document(const json& doc, const std::string& mpi_library, TuningTable
   }
   return true;
 }
+
 }  // namespace
+
+bool parse_tuning(const std::string& text, const std::string& mpi_library, TuningTable& out, std::string& error) {
+  out = TuningTable{};
+  json doc;
+  try {
+    doc = json::parse(text);
+  } catch (const json::exception& e) {
+    error = std::string("not valid JSON (") + e.what() + ")";
+    return false;
+  }
+  // Fields of the wrong JSON type (a version that is an array, ...) throw.
+  try {
+    return parse_document(doc, mpi_library, out, error);
+  } catch (const json::exception& e) {
+    error = std::string("malformed tuning file (") + e.what() + ")";
+    out.entries.clear();
+    return false;
+  }
+}
 
 std::string tuning_json(const TuningTable& table) {
   json entries = json::array();
