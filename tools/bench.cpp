@@ -25,12 +25,19 @@
 // errors; a spec prefixed "agree/" always runs with agreement, which prices
 // the default mode in the same table; "plan/" runs a persistent plan (init
 // once per size, A2A_Start per iteration).
+// --twins adds, for each a2a algorithm that the MPI library also implements,
+// the library's own forced to that algorithm (twins.hpp), and prints each
+// a2a row's time over its twin's.  -b N times N calls back to back per
+// sample (call overheads below the timer's resolution).  The last lines
+// summarise the run: auto over native (geometric mean and worst over the
+// sizes) and the best a2a row over native.
 // Output: the table on stdout, --csv (columns of older versions first, new
 // ones appended) and --json (the same rows).
 #include <mpi.h>
 
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -43,6 +50,7 @@
 #include "bench_cuda.hpp"
 #include "core/context.hpp"
 #include "timing.hpp"
+#include "twins.hpp"
 #include "workload/workload.hpp"
 
 namespace {
@@ -108,9 +116,18 @@ Case make_case(bool v, const a2a::workload::Workload& w, long long m, int rank, 
 }
 
 constexpr const char* kPlan = "plan/";
+constexpr const char* kTwin = "twin:";
 
-int run(const std::string& alg, Case& c, a2a::ErrorCheck mode) {
+bool is_twin(const std::string& alg) { return alg.rfind(kTwin, 0) == 0; }
+
+int run(const std::string& alg, Case& c, a2a::ErrorCheck mode, const a2a::tools::Twins& twins) {
   const int n = static_cast<int>(c.m);
+  if (is_twin(alg)) {  // the library's own, forced (twins.hpp)
+    const MPI_Comm comm = twins.find(alg)->comm;
+    if (!c.v) return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, comm);
+    return MPI_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
+                         MPI_BYTE, comm);
+  }
   const bool agree = alg.rfind(kAgree, 0) == 0;
   const char* spec = alg.c_str() + (agree ? 6 : 0);
   a2a::set_error_check(agree ? a2a::ErrorCheck::agree : mode);
@@ -181,6 +198,20 @@ int radix_of(const std::string& ran) {
   return at == std::string::npos ? -1 : std::atoi(ran.c_str() + at + 6);
 }
 
+// Geometric mean and worst (largest) of ratios, with the size of the worst.
+struct RatioSummary {
+  double log_sum = 0, worst = 0;
+  long long worst_at = 0;
+  int n = 0;
+  void add(double r, long long m) {
+    if (!(r > 0)) return;
+    log_sum += std::log(r);
+    if (r > worst) worst = r, worst_at = m;
+    ++n;
+  }
+  double gm() const { return n ? std::exp(log_sum / n) : 0; }
+};
+
 // What ran: the resolved spec, with the requested one where they differ in kind.
 std::string shown(const std::string& asked, const std::string& ran) {
   if (asked.find("auto") != std::string::npos) return asked + " (" + ran + ")";
@@ -193,8 +224,8 @@ std::string shown(const std::string& asked, const std::string& ran) {
 int run_bench(const std::vector<std::string>& raw) {
   CLI::App app{"a2a bench: time algorithms against native MPI (run under mpirun)", "a2a bench"};
   std::string range = "16:65536", csv = "a2a-bench.csv", json;
-  int iters = 50, warmup = 5;
-  bool validate = false, sweep_radix = false, without_native = false;
+  int iters = 50, warmup = 5, batch = 1;
+  bool validate = false, sweep_radix = false, without_native = false, twins_wanted = false;
   std::vector<std::string> algs;
   std::string collective = "alltoall", workload_text = "uniform";
   std::string check = a2a::error_check() == a2a::ErrorCheck::agree ? "agree" : "local";
@@ -206,6 +237,11 @@ int run_bench(const std::vector<std::string>& raw) {
   app.add_option("-i,--iterations", iters, "timed iterations per size")->check(CLI::PositiveNumber);
   app.add_option("-x,--warmup", warmup, "untimed warm-up iterations")->check(CLI::NonNegativeNumber);
   app.add_flag("-c,--validate", validate, "check every received byte once per size and algorithm");
+  app.add_option("-b,--batch", batch, "calls timed back to back per sample (their mean counts)")
+      ->check(CLI::PositiveNumber);
+  app.add_flag("--twins", twins_wanted,
+               "each a2a algorithm the MPI library also implements against the library's own, forced through "
+               "MPI_T (Open MPI coll/tuned, MPICH CVARs); ratios a2a/twin at the end");
   app.add_option("-a,--algorithm", algs, "algorithm specs to compare (repeatable); native is always included");
   app.add_flag("--sweep-radix", sweep_radix,
                "native and tra (alltoall) or tuna (alltoallv) at every radix 2..P (a subset above P = 32), "
@@ -256,10 +292,28 @@ int run_bench(const std::vector<std::string>& raw) {
     MPI_Finalize();
     return status;
   }
+  if (twins_wanted) a2a::tools::Twins::before_init();
   MPI_Init(nullptr, nullptr);
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
+  a2a::tools::Twins twins;
+  if (twins_wanted) {
+    std::string why;
+    if (twins.setup(v, why) != MPI_SUCCESS) {
+      if (rank == 0) std::fprintf(stderr, "a2a bench --twins: %s\n", why.c_str());
+      MPI_Finalize();
+      return 2;
+    }
+    std::vector<std::string> rows = {"native"};
+    for (const auto& t : twins.rows()) {
+      if (std::find(rows.begin(), rows.end(), t.a2a) == rows.end()) rows.push_back(t.a2a);
+      rows.push_back(t.label);
+    }
+    for (const auto& a : algs)
+      if (std::find(rows.begin(), rows.end(), a) == rows.end()) rows.push_back(a);
+    algs = rows;
+  }
   if (a2a::detail::sim_shared_buffers()) {  // SMPI timing runs: every rank's buffers are the same pages
     if (rank == 0) std::printf("# A2A_SIM_SHARED: buffers shared by all simulated ranks; data not validated\n");
     validate = false;
@@ -279,12 +333,19 @@ int run_bench(const std::vector<std::string>& raw) {
     return 2;
   }
   nlohmann::json rows = nlohmann::json::array();
+  RatioSummary auto_vs_native, best_vs_native;
+  std::map<std::string, RatioSummary> twin_ratios;
   long long wrong_total = 0;
   int status = 0;
   if (rank == 0) {
-    std::printf("# a2a bench %s: P=%d, %d iterations (+%d warm-up), time = median over iterations of the max over ranks\n"
-                "# native = MPI_%s called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
-                collective.c_str(), P, iters, warmup, v ? "Alltoallv" : "Alltoall", check.c_str());
+    std::printf("# a2a bench %s: P=%d, %d iterations (+%d warm-up)%s, time = median over iterations of the max over "
+                "ranks\n# native = MPI_%s called directly; a2a rows with error check '%s', agree/ rows with 'agree'\n",
+                collective.c_str(), P, iters, warmup,
+                batch > 1 ? (" of " + std::to_string(batch) + " calls each").c_str() : "",
+                v ? "Alltoallv" : "Alltoall", check.c_str());
+    if (twins_wanted)
+      std::printf("# twin: rows = MPI_%s forced to one of its own algorithms (MPI_T), on a communicator of its own\n",
+                  v ? "Alltoallv" : "Alltoall");
     if (v) std::printf("# workload %s; bytes = its size knob\n", workload_text.c_str());
     std::printf("# algbw = S / median time, busbw = algbw * (P-1)/P, in GB/s; S = bytes a rank sends (%s)\n",
                 v ? "the largest over ranks" : "P * bytes");
@@ -307,17 +368,20 @@ int run_bench(const std::vector<std::string>& raw) {
     // hidden, native), read after every call (the last one stays).
     std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
     const auto note_stats = [&](size_t a) {
+      const bool mpi = algs[a] == "native" || is_twin(algs[a]);
       A2A_Stats st;
       A2A_Last_stats(&st);
-      inter[a] = algs[a] == "native" ? -1 : st.inter_node_messages;
-      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : st.algorithm;
+      inter[a] = mpi ? -1 : st.inter_node_messages;
+      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : mpi ? algs[a] : st.algorithm;
     };
-    const auto call = [&](size_t a) {
-      const int rc = run(algs[a], c, mode);
+    const auto call = [&](size_t a) { return run(algs[a], c, mode, twins); };
+    const auto before = [&](size_t a) { return is_twin(algs[a]) ? twins.enter(*twins.find(algs[a])) : 0; };
+    const auto after = [&](size_t a) {
       note_stats(a);
-      return rc;
+      return is_twin(algs[a]) ? twins.leave(*twins.find(algs[a])) : 0;
     };
-    const int rc = a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed);
+    const int rc =
+        a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed, batch, before, after);
     if (rc != MPI_SUCCESS) {
       if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[failed].c_str(), a2a::last_error_message().c_str());
       MPI_Finalize();
@@ -327,7 +391,9 @@ int run_bench(const std::vector<std::string>& raw) {
     // extra call rather than checking a timed one: the rows share buffers).
     for (size_t a = 0; validate && a < algs.size(); ++a) {
       std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
-      run(algs[a], c, mode);
+      before(a);
+      run(algs[a], c, mode, twins);
+      after(a);
       wrong[a] = count_wrong(c);
     }
     MPI_Allreduce(MPI_IN_PLACE, wrong.data(), static_cast<int>(wrong.size()), MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -352,6 +418,19 @@ int run_bench(const std::vector<std::string>& raw) {
                       {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]},
                       {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"radix", radix_of(ran[a])}});
     }
+    // The run's summary: auto and the best a2a row over native, a2a over its twins.
+    double best_a2a = -1;
+    for (size_t a = 0; a < algs.size(); ++a) {
+      const double med = a2a::tools::median(t[a]);
+      if (algs[a] != "native" && !is_twin(algs[a]) && (best_a2a < 0 || med < best_a2a)) best_a2a = med;
+      if (algs[a] == "auto" && native > 0) auto_vs_native.add(med / native, m);
+      if (is_twin(algs[a])) {
+        const auto twin = twins.find(algs[a]);
+        const auto mine = std::find(algs.begin(), algs.end(), twin->a2a) - algs.begin();
+        twin_ratios[algs[a]].add(a2a::tools::median(t[mine]) / med, m);
+      }
+    }
+    if (native > 0 && best_a2a > 0) best_vs_native.add(best_a2a / native, m);
   }
   if (rank == 0) {
     std::ofstream out(csv);
@@ -367,6 +446,17 @@ int run_bench(const std::vector<std::string>& raw) {
       std::ofstream js(json);
       written = static_cast<bool>(js << rows.dump(2) << '\n') && written;
     }
+    for (const auto& tw : twins.rows()) {
+      const RatioSummary& r = twin_ratios[tw.label];
+      std::printf("# twin: %-16s / %-34s geometric mean %.3f, worst %.3f (at %lld B)\n", tw.a2a.c_str(),
+                  tw.label.c_str(), r.gm(), r.worst, r.worst_at);
+    }
+    if (auto_vs_native.n)
+      std::printf("# summary: auto/native geometric mean %.3f, worst %.3f (at %lld B)\n", auto_vs_native.gm(),
+                  auto_vs_native.worst, auto_vs_native.worst_at);
+    if (best_vs_native.n)
+      std::printf("# summary: best a2a/native geometric mean %.3f, worst %.3f (at %lld B)\n", best_vs_native.gm(),
+                  best_vs_native.worst, best_vs_native.worst_at);
     std::printf("# wrong: %lld %s\n# csv: %s\n", wrong_total, wrong_total ? "FAILED" : "OK", csv.c_str());
     if (!written) std::fprintf(stderr, "a2a bench: cannot write %s%s%s\n", csv.c_str(), json.empty() ? "" : " or ", json.c_str());
     status = wrong_total || !written ? 1 : 0;

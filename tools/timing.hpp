@@ -18,12 +18,20 @@ inline double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+// Nothing to do around a row's call.
+struct NoHook {
+  int operator()(size_t) const { return 0; }
+};
+
 // t[row][it] = seconds of row's call in timed iteration it (after `warmup`
 // untimed ones).  run(row) makes the call and returns its MPI code; on a
-// failure the loop stops with that code and `failed` = the row.
-template <class Run>
+// failure the loop stops with that code and `failed` = the row.  batch > 1
+// times that many calls back to back and counts their mean (for call
+// overheads below the timer's resolution).  before/after(row) run around
+// the timed calls, untimed (the bench's twin rows set MPI_T variables there).
+template <class Run, class Before = NoHook, class After = NoHook>
 int time_rows(size_t rows, int warmup, int iters, unsigned seed, Run&& run, std::vector<std::vector<double>>& t,
-              size_t& failed) {
+              size_t& failed, int batch = 1, Before&& before = Before{}, After&& after = After{}) {
   t.assign(rows, std::vector<double>(iters));
   std::vector<size_t> order(rows);
   std::iota(order.begin(), order.end(), size_t{0});
@@ -31,10 +39,12 @@ int time_rows(size_t rows, int warmup, int iters, unsigned seed, Run&& run, std:
   for (int it = -warmup; it < iters; ++it) {
     std::shuffle(order.begin(), order.end(), shuffler);
     for (size_t a : order) {
+      int rc = before(a);
       MPI_Barrier(MPI_COMM_WORLD);
       const double t0 = MPI_Wtime();
-      const int rc = run(a);
-      const double dt = MPI_Wtime() - t0;
+      for (int b = 0; b < batch && rc == MPI_SUCCESS; ++b) rc = run(a);
+      const double dt = (MPI_Wtime() - t0) / batch;
+      if (const int e = after(a); rc == MPI_SUCCESS) rc = e;
       if (rc != MPI_SUCCESS) {
         failed = a;
         return rc;

@@ -1,5 +1,7 @@
 #include "core/context.hpp"
 
+#include "core/config.hpp"
+#include "front/call.hpp"
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 
@@ -83,14 +85,14 @@ void TypeCache::clear() {
   if (!finalized)
     for (auto& t : types_) MPI_Type_free(&t);
   types_.clear();
-  key_.clear();
+  key_ = TypeKey{};
 }
 
-const std::vector<MPI_Datatype>* TypeCache::find(const std::string& key) const {
-  return key == key_ && !key.empty() ? &types_ : nullptr;
+const std::vector<MPI_Datatype>* TypeCache::find(const TypeKey& key) const {
+  return key == key_ && key.algorithm ? &types_ : nullptr;
 }
 
-const std::vector<MPI_Datatype>& TypeCache::store(const std::string& key, std::vector<MPI_Datatype> types) {
+const std::vector<MPI_Datatype>& TypeCache::store(const TypeKey& key, std::vector<MPI_Datatype> types) {
   clear();
   key_ = key;
   types_ = std::move(types);
@@ -189,6 +191,14 @@ int detect_topology(CommContext& ctx) {
 int delete_context(MPI_Comm, int, void* value, void*) {
   delete static_cast<CommContext*>(value);
   --contexts_alive;
+  invalidate_prepared();  // the handle may come back for another communicator
+  return MPI_SUCCESS;
+}
+
+// MPI_Finalize deletes MPI_COMM_SELF's attributes first: nothing prepared
+// before it may run after.
+int on_finalize(MPI_Comm, int, void*, void*) {
+  invalidate_prepared();
   return MPI_SUCCESS;
 }
 }  // namespace
@@ -199,7 +209,10 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   {
     std::lock_guard<std::mutex> guard(keyval_lock);
     if (keyval == MPI_KEYVAL_INVALID) {
-      const int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
+      int self_keyval = MPI_KEYVAL_INVALID;
+      int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &self_keyval, nullptr);
+      if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
+      if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
       if (rc != MPI_SUCCESS) return rc;
     }
   }
@@ -219,11 +232,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   MPI_Comm_size(fresh->comm, &fresh->size);
   rc = detect_topology(*fresh);
   if (rc != MPI_SUCCESS) return rc;
-  static const bool verbose = [] {
-    const char* v = std::getenv("A2A_VERBOSE");
-    return v && *v && std::string(v) != "0";
-  }();
-  if (verbose && fresh->rank == 0)  // opt-in diagnostics on stderr
+  if (config().verbose && fresh->rank == 0)  // opt-in diagnostics on stderr
     std::fprintf(stderr, "a2a: communicator of %d ranks, %s\n", fresh->size, fresh->topology.describe().c_str());
   rc = MPI_Comm_set_attr(user, keyval, fresh.get());
   if (rc != MPI_SUCCESS) return rc;

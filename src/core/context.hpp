@@ -84,17 +84,25 @@ class Scratch {
   size_t used_[kCount] = {};  // this call's peak per region
 };
 
-// Derived datatypes cached across calls; keyed by a string the algorithm
-// chooses (algorithm, block bytes), rebuilt only when the key changes.
+// Derived datatypes cached across calls, keyed by what they were built for
+// (algorithm, block bytes, stride), rebuilt only when the key changes.
+struct TypeKey {
+  const char* algorithm = nullptr;
+  size_t bytes = 0;
+  MPI_Aint stride = 0;
+  bool operator==(const TypeKey& o) const {
+    return algorithm == o.algorithm && bytes == o.bytes && stride == o.stride;
+  }
+};
 class TypeCache {
  public:
   ~TypeCache();
-  const std::vector<MPI_Datatype>* find(const std::string& key) const;
-  const std::vector<MPI_Datatype>& store(const std::string& key, std::vector<MPI_Datatype> types);
+  const std::vector<MPI_Datatype>* find(const TypeKey& key) const;
+  const std::vector<MPI_Datatype>& store(const TypeKey& key, std::vector<MPI_Datatype> types);
 
  private:
   void clear();
-  std::string key_;
+  TypeKey key_;
   std::vector<MPI_Datatype> types_;
 };
 
@@ -117,18 +125,14 @@ struct CommContext {
   // (port_ctx), split from the private communicator on first use.
   int node_parts(CommContext*& node_ctx, CommContext*& port_ctx);
 
+  // The store-and-forward engine's per-slot flags, reused by every call.
+  std::vector<char> slot_flags;
+
   // What auto decided on this communicator (select/auto.hpp).
   std::unique_ptr<AutoState> auto_state;
   // Device buffers' state (src/gpu): node communicator, streams, IPC handle
   // caches, pinned staging; created by the first call on device buffers.
   std::unique_ptr<gpu::State, GpuStateFree> gpu_state;
-
-  // Per-call block views of A2A_Alltoallv, reused so calls do not allocate.
-  std::vector<MPI_Aint> soff, roff;
-  std::vector<long long> sbytes, rbytes;
-  // The aliasing check's regions and offsets (core/regions.hpp).
-  std::vector<Region> regions;
-  std::vector<long long> aliasing_soff, aliasing_roff;
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;

@@ -14,12 +14,18 @@ size_t max_message_bytes() {
   return limit;
 }
 
+MPI_Request* Requests::next() {
+  if (more_.empty() && n_ < kInline) return &inline_[n_++];
+  if (more_.empty()) more_.assign(inline_, inline_ + n_);
+  more_.emplace_back();
+  return &more_.back();
+}
+
 void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
   char* p = static_cast<char*>(buf);
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
-    reqs_.emplace_back();
-    note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, &reqs_.back()));
+    note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, next()));
     p += piece;
     bytes -= piece;
   }
@@ -28,8 +34,7 @@ void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
 void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
-    reqs_.emplace_back();
-    note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, &reqs_.back()));
+    note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, next()));
     if (stats) stats->count_message(dst, piece);
     p += piece;
     bytes -= piece;
@@ -47,21 +52,22 @@ void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, 
 }
 
 void Requests::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {
-  reqs_.emplace_back();
-  note(MPI_Irecv(buf, 1, type, src, kDataTag, comm, &reqs_.back()));
+  note(MPI_Irecv(buf, 1, type, src, kDataTag, comm, next()));
 }
 
 void Requests::send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm,
                           Stats& stats) {
-  reqs_.emplace_back();
-  note(MPI_Isend(buf, 1, type, dst, kDataTag, comm, &reqs_.back()));
+  note(MPI_Isend(buf, 1, type, dst, kDataTag, comm, next()));
   stats.count_message(dst, payload);
   stats.bytes_sent += static_cast<long long>(payload);
 }
 
 int Requests::wait_all() {
-  if (!reqs_.empty()) note(MPI_Waitall(static_cast<int>(reqs_.size()), reqs_.data(), MPI_STATUSES_IGNORE));
-  reqs_.clear();
+  const bool spilled = !more_.empty();
+  const size_t n = spilled ? more_.size() : n_;
+  if (n) note(MPI_Waitall(static_cast<int>(n), spilled ? more_.data() : inline_, MPI_STATUSES_IGNORE));
+  more_.clear();
+  n_ = 0;
   const int rc = err_;
   err_ = MPI_SUCCESS;
   return rc;
@@ -69,6 +75,13 @@ int Requests::wait_all() {
 
 int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
              Stats& stats) {
+  const size_t limit = max_message_bytes();
+  if (sbytes > 0 && rbytes > 0 && sbytes <= limit && rbytes <= limit) {  // one call into the library
+    stats.bytes_sent += static_cast<long long>(sbytes);
+    stats.count_message(dst, sbytes);
+    return MPI_Sendrecv(sbuf, static_cast<int>(sbytes), MPI_BYTE, dst, kDataTag, rbuf, static_cast<int>(rbytes),
+                        MPI_BYTE, src, kDataTag, comm, MPI_STATUS_IGNORE);
+  }
   Requests r;
   r.recv(rbuf, rbytes, src, comm);
   r.send(sbuf, sbytes, dst, comm, stats);

@@ -18,9 +18,16 @@ constexpr size_t kMaxMessageBytes = size_t{1} << 30;
 size_t max_message_bytes();
 constexpr int kDataTag = 1;  // the private communicator carries only library traffic
 
+// Requests in flight: up to kInline without touching the heap (a call's
+// hot path allocates nothing at the sizes where that would show), more in
+// a vector.
 class Requests {
  public:
-  explicit Requests(size_t expected = 2) { reqs_.reserve(expected); }
+  explicit Requests(size_t expected = 2) {
+    if (expected > kInline) more_.reserve(expected);
+  }
+  Requests(const Requests&) = delete;
+  Requests& operator=(const Requests&) = delete;
   void recv(void* buf, size_t bytes, int src, MPI_Comm comm);
   void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
   // Metadata (block sizes): counted in meta_bytes_sent, not as data.
@@ -32,7 +39,11 @@ class Requests {
 
  private:
   void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats);
-  std::vector<MPI_Request> reqs_;
+  MPI_Request* next();
+  static constexpr size_t kInline = 64;
+  MPI_Request inline_[kInline];
+  size_t n_ = 0;                   // requests in inline_ (when more_ is empty)
+  std::vector<MPI_Request> more_;  // all of them, once they outgrow inline_
   int err_ = MPI_SUCCESS;
   void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }
 };

@@ -13,7 +13,8 @@ int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& s
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
   char* out = c.ctx.scratch.get(Scratch::kWork0, widest * c.bs, c.stats);
   char* in = c.ctx.scratch.get(Scratch::kWork1, widest * c.bs, c.stats);
-  std::vector<char> moved(P, 0);  // slot already left the send buffer
+  std::vector<char>& moved = c.ctx.slot_flags;  // slot already left the send buffer
+  moved.assign(P, 0);
   auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };
   for (const auto& s : steps) {
     size_t off = 0;

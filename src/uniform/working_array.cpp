@@ -11,7 +11,7 @@ namespace {
 
 int step_types(const UniformCall& c, MPI_Aint stride, const std::function<int(int)>& pos,
                const std::vector<schedule::Step>& steps, const char* name, const std::vector<MPI_Datatype>*& out) {
-  const std::string key = std::string(name) + "/" + std::to_string(c.bs) + "/" + std::to_string(stride);
+  const TypeKey key{name, c.bs, stride};
   if ((out = c.ctx.types.find(key))) return MPI_SUCCESS;
   std::vector<MPI_Datatype> types;
   for (const auto& s : steps) {

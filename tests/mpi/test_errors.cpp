@@ -1,5 +1,10 @@
-// Bad input: a clear MPI error class, the same on every rank, and no hang;
-// the communicator stays usable afterwards.
+// Bad input: a clear MPI error class and no hang; the communicator stays
+// usable afterwards.  The default (local) mode checks each rank's arguments
+// without communicating, as MPI libraries do: a rank with a bad argument
+// returns at once, and ranks that all pass the same bad argument all fail
+// alike.  The agree mode makes a bad argument on any rank every rank's error.
+#include <cstdlib>
+
 #include "harness.hpp"
 
 using namespace a2a::test;
@@ -31,6 +36,13 @@ void expect_everywhere(int rc, int want, const std::string& what) {
   MPI_Error_class(rc, &cls);
   EXPECT_EQ(cls, want) << what << ": " << a2a::last_error_message();
 }
+
+// The agree mode for one test.
+struct Agreeing {
+  a2a::ErrorCheck before = a2a::error_check();
+  Agreeing() { a2a::set_error_check(a2a::ErrorCheck::agree); }
+  ~Agreeing() { a2a::set_error_check(before); }
+};
 
 void expect_still_works() {
   Call c;
@@ -81,8 +93,9 @@ TEST(Errors, NullDatatype) {
   expect_still_works();
 }
 
-// Errors on one rank only still reach every rank.
+// Agree mode: errors on one rank only still reach every rank.
 TEST(Errors, OneRankWrongIsEveryRanksError) {
+  Agreeing agreeing;
   Call c;
   const bool odd = c.rank == 0;
   expect_everywhere(c.run(odd ? "nosuch" : "tra:radix=2"), MPI_ERR_ARG, "bad spec on rank 0");
@@ -114,33 +127,70 @@ TEST(Errors, AlltoallvRejectsAlltoallOnlyAlgorithms) {
   expect_still_works();
 }
 
+// The environment is read once: mpi.errors.env_* set A2A_ALLTOALL (a good
+// and a bad spec) for the whole run.
 TEST(Errors, EnvironmentSpecIsUsedWhenNull) {
+  const char* env = std::getenv("A2A_ALLTOALL");
+  if (!env) GTEST_SKIP() << "A2A_ALLTOALL is not set (see mpi.errors.env_*)";
   Call c;
-  setenv("A2A_ALLTOALL", "pairwise", 1);
-  EXPECT_EQ(c.run(nullptr), MPI_SUCCESS);
-  A2A_Stats st;
-  A2A_Last_stats(&st);
-  EXPECT_STREQ(st.algorithm, "pairwise");
-  setenv("A2A_ALLTOALL", "tra:radix=0", 1);
-  expect_everywhere(c.run(nullptr), MPI_ERR_ARG, "bad spec from the environment");
-  unsetenv("A2A_ALLTOALL");
+  const int rc = c.run(nullptr);
+  if (std::string(env) == "pairwise") {
+    EXPECT_EQ(rc, MPI_SUCCESS);
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    EXPECT_STREQ(st.algorithm, "pairwise");
+  } else {
+    expect_everywhere(rc, MPI_ERR_ARG, std::string("bad spec from the environment: ") + env);
+  }
   expect_still_works();
 }
 
-// Local mode: no agreement traffic, yet errors that every rank makes alike
-// still come back the same everywhere, and valid calls run as usual.
-TEST(Errors, LocalModeAgreesOnConsistentErrors) {
-  Call c;
-  a2a::set_error_check(a2a::ErrorCheck::local);
+// The default mode is local (A2A_ERROR_CHECK unset): errors that every rank
+// makes alike come back the same everywhere with no agreement traffic.
+TEST(Errors, LocalModeIsTheDefault) {
+  if (std::getenv("A2A_ERROR_CHECK")) GTEST_SKIP() << "A2A_ERROR_CHECK is set";
   EXPECT_EQ(a2a::error_check(), a2a::ErrorCheck::local);
+  Call c;
   expect_everywhere(c.run("tra:radix=1"), MPI_ERR_ARG, "radix 1, local mode");
   expect_everywhere(c.run("linear", -2, -2), MPI_ERR_COUNT, "negative count, local mode");
   expect_everywhere(c.run("tra", 4, 3), MPI_ERR_TYPE, "mismatched signature, local mode");
   expect_still_works();
-  a2a::set_error_check(a2a::ErrorCheck::agree);
+}
+
+// Local mode: a bad argument is found before any communication, so a rank
+// that calls alone (the others are not in the call at all) gets its error
+// back at once instead of waiting for them; every rank in turn.
+TEST(Errors, LocalErrorsReturnWithoutTheOtherRanks) {
+  Call c;
+  std::vector<int> counts(c.P, 1), displs(c.P), bad_self(c.P, 1);
+  for (int i = 0; i < c.P; ++i) displs[i] = i;
+  bad_self[c.rank] = 2;
+  std::vector<int> overlap(8 * c.P, 0);
+  for (int alone = 0; alone < c.P; ++alone) {
+    if (c.rank == alone) {
+      EXPECT_EQ(c.run("nosuch"), MPI_ERR_ARG);
+      EXPECT_EQ(c.run("tra:radix=1"), MPI_ERR_ARG);
+      EXPECT_EQ(c.run("pairwise", -1, 4), MPI_ERR_COUNT);
+      EXPECT_EQ(c.run("tra", 4, 3), MPI_ERR_TYPE);
+      EXPECT_EQ(c.run("linear", 4, 4, MPI_DATATYPE_NULL, MPI_INT), MPI_ERR_TYPE);
+      EXPECT_EQ(A2A_Alltoall(nullptr, 4, MPI_INT, c.r.data(), 4, MPI_INT, MPI_COMM_WORLD, "linear"), MPI_ERR_BUFFER);
+      EXPECT_EQ(A2A_Alltoall(overlap.data(), 4, MPI_INT, overlap.data() + 2, 4, MPI_INT, MPI_COMM_WORLD, "auto"),
+                MPI_ERR_BUFFER);
+      EXPECT_EQ(A2A_Alltoallv(c.s.data(), bad_self.data(), displs.data(), MPI_INT, c.r.data(), counts.data(),
+                              displs.data(), MPI_INT, MPI_COMM_WORLD, "auto"),
+                MPI_ERR_TRUNCATE);
+      EXPECT_EQ(A2A_Alltoallv(c.s.data(), counts.data(), displs.data(), MPI_INT, c.r.data(), counts.data(), nullptr,
+                              MPI_INT, MPI_COMM_WORLD, "native"),
+                MPI_ERR_ARG);
+      EXPECT_NE(a2a::last_error_message(), "");
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+  }
+  expect_still_works();
 }
 
 TEST(Errors, AlltoallvArguments) {
+  Agreeing agreeing;  // one rank's negative count below
   Call c;
   std::vector<int> counts(c.P, 1), displs(c.P), bad(c.P, 1);
   for (int i = 0; i < c.P; ++i) displs[i] = i;
@@ -163,8 +213,9 @@ TEST(Errors, AlltoallvArguments) {
 }
 
 // Aliased buffers (MPI forbids them; MPI_IN_PLACE is the way to reuse one),
-// on one rank only, are every rank's MPI_ERR_BUFFER.
+// on one rank only, are every rank's MPI_ERR_BUFFER in the agree mode.
 TEST(Errors, AliasedBuffers) {
+  Agreeing agreeing;
   Call c;
   std::vector<int> one(8 * c.P, 0);
   const bool bad = c.rank == 0;
@@ -218,5 +269,16 @@ TEST(Errors, IntercommAndFreedComm) {
     MPI_Comm_free(&inter);
     MPI_Comm_free(&half);
   }
+  expect_still_works();
+}
+
+// A2A_ERROR_CHECK=agree (mpi.errors.env_agree) makes the agree mode the
+// process default: one rank's bad spec is every rank's error.
+TEST(Errors, AgreeModeFromTheEnvironment) {
+  const char* env = std::getenv("A2A_ERROR_CHECK");
+  if (!env || std::string(env) != "agree") GTEST_SKIP() << "A2A_ERROR_CHECK=agree is not set";
+  EXPECT_EQ(a2a::error_check(), a2a::ErrorCheck::agree);
+  Call c;
+  expect_everywhere(c.run(c.rank == 0 ? "nosuch" : "tra:radix=2"), MPI_ERR_ARG, "bad spec on rank 0");
   expect_still_works();
 }

@@ -1,0 +1,98 @@
+// Prepared calls kept per thread, most recent first, and matched by
+// signature: the same communicator, buffers, counts (alltoallv: the arrays'
+// contents), datatypes and spec.  A handle can come back for a new object
+// once the old one is freed, so every prepared call carries the generation
+// it was made in, and freeing anything it relies on starts a new one: a
+// communicator (its context's attribute delete callback), a derived
+// datatype (a delete callback cached on it here), MPI itself (a delete
+// callback on MPI_COMM_SELF, which MPI_Finalize runs first).
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+#include "front/call.hpp"
+
+namespace a2a::detail {
+
+namespace {
+
+std::atomic<uint64_t> current{1};
+std::mutex keyval_lock;
+int type_keyval = MPI_KEYVAL_INVALID;
+
+int forget_on_free(MPI_Datatype, int, void*, void*) {
+  invalidate_prepared();
+  return MPI_SUCCESS;
+}
+
+// A handful per thread: applications alternate between few call shapes.
+constexpr size_t kSlots = 8;
+
+struct Cache {
+  std::array<std::unique_ptr<Prepared>, kSlots> slot;
+};
+
+Cache& thread_cache() {
+  thread_local Cache cache;
+  return cache;
+}
+
+bool same_ints(const int* a, const int* b, int n) {
+  return a == b || std::memcmp(a, b, sizeof(int) * static_cast<size_t>(n)) == 0;
+}
+
+bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
+  const CallArgs& k = p.args;
+  if (p.generation != gen || k.comm != a.comm || k.coll != a.coll || k.sendbuf != a.sendbuf ||
+      k.recvbuf != a.recvbuf || k.stype != a.stype || k.rtype != a.rtype || k.scount != a.scount ||
+      k.rcount != a.rcount || std::strcmp(p.spec.c_str(), a.spec) != 0)
+    return false;
+  if (!a.v()) return true;
+  const int P = p.P;
+  const int* c = p.counts.data();
+  return same_ints(c, a.scounts, P) && same_ints(c + P, a.sdispls, P) && same_ints(c + 2 * P, a.rcounts, P) &&
+         same_ints(c + 3 * P, a.rdispls, P);
+}
+
+}  // namespace
+
+uint64_t generation() { return current.load(std::memory_order_acquire); }
+void invalidate_prepared() { current.fetch_add(1, std::memory_order_acq_rel); }
+
+bool watch_datatype(MPI_Datatype type) {
+  int ni = 0, na = 0, nd = 0, combiner = 0;
+  if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return false;
+  if (combiner == MPI_COMBINER_NAMED) return true;
+  {
+    std::lock_guard<std::mutex> guard(keyval_lock);
+    if (type_keyval == MPI_KEYVAL_INVALID &&
+        MPI_Type_create_keyval(MPI_TYPE_NULL_COPY_FN, forget_on_free, &type_keyval, nullptr) != MPI_SUCCESS)
+      return false;
+  }
+  int found = 0;
+  void* value = nullptr;
+  if (MPI_Type_get_attr(type, type_keyval, &value, &found) != MPI_SUCCESS) return false;
+  return found || MPI_Type_set_attr(type, type_keyval, nullptr) == MPI_SUCCESS;
+}
+
+Prepared* find_prepared(const CallArgs& a) {
+  auto& s = thread_cache().slot;
+  const uint64_t gen = generation();
+  for (size_t i = 0; i < kSlots && s[i]; ++i)
+    if (matches(*s[i], a, gen)) {
+      if (i > 0) std::rotate(s.begin(), s.begin() + static_cast<long>(i), s.begin() + static_cast<long>(i) + 1);
+      return s[0].get();
+    }
+  return nullptr;
+}
+
+Prepared* keep_prepared(std::unique_ptr<Prepared> p) {
+  auto& s = thread_cache().slot;
+  std::rotate(s.begin(), s.end() - 1, s.end());  // the least recent goes
+  s[0] = std::move(p);
+  return s[0].get();
+}
+
+}  // namespace a2a::detail

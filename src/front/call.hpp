@@ -1,0 +1,136 @@
+// The front end every call goes through: A2A_Alltoall(v), the shim, plans.
+//
+//  prepare   (checks.cpp)  local argument and aliasing checks, datatypes,
+//                          the block view in bytes, where the buffers live,
+//                          the spec resolved: everything that does not
+//                          change between identical calls;
+//  cache     (cache.cpp)   prepared calls kept per thread and looked up by
+//                          signature, so a repeated call skips all of that;
+//  agree     (agree.cpp)   the one allreduce that makes errors, block sizes
+//                          and placements the same on every rank (opt-in per
+//                          call, once at a plan's init);
+//  execute   (execute.cpp) the algorithm chosen (auto once per prepared
+//                          call where it can), packing, native or a2a's
+//                          algorithm, the registry's fallback;
+//  device    (device.cpp)  device buffers: cuda-ipc or host staging.
+#pragma once
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/context.hpp"
+#include "core/datatype.hpp"
+#include "select/registry.hpp"
+
+namespace a2a::detail {
+
+// One call's arguments.  With MPI_IN_PLACE the send side is described by
+// the receive arguments (the caller folds them in).  spec is never null.
+struct CallArgs {
+  Collective coll = Collective::alltoall;
+  const void* sendbuf = nullptr;
+  void* recvbuf = nullptr;
+  int scount = 0, rcount = 0;                        // alltoall
+  const int *scounts = nullptr, *sdispls = nullptr;  // alltoallv
+  const int *rcounts = nullptr, *rdispls = nullptr;
+  MPI_Datatype stype = MPI_DATATYPE_NULL, rtype = MPI_DATATYPE_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  const char* spec = "auto";
+  bool in_place() const { return sendbuf == MPI_IN_PLACE; }
+  bool v() const { return coll == Collective::alltoallv; }
+};
+
+// Where a call's buffers live; ORed over ranks by the agreement, where both
+// set is an error.
+struct Placement {
+  long long device = 0, host = 0;
+  bool mixed() const { return device && host; }
+};
+
+// Global values of one call, from the agreement allreduce (or auto's size
+// allreduce): alltoall's block size range, alltoallv's largest block and
+// total bytes sent, the placements.
+struct Global {
+  int err = MPI_SUCCESS;
+  long long lo = 0, hi = 0;  // alltoall: smallest and largest block size; alltoallv: largest block (hi)
+  long long sent = 0;        // alltoallv: bytes sent by all ranks
+  Placement where;
+};
+
+// Everything about a call that identical calls share.
+struct Prepared {
+  // The signature: a later call matches when all of these are equal.
+  CallArgs args;              // pointers to arrays are not compared ...
+  std::string spec;
+  std::vector<int> counts;    // ... their contents are: scounts, sdispls, rcounts, rdispls
+  uint64_t generation = 0;    // cache.hpp: communicators and datatypes freed since
+  bool cacheable = true;
+
+  CommContext* ctx = nullptr;
+  int P = 1;
+  TypeInfo sti, rti;
+  // The block view in bytes.  Alltoall: blocks of bs bytes, sstep/rstep
+  // apart in the user's buffers.  Alltoallv: block i at soff[i], sbytes[i]
+  // long, in the user's buffer (send_direct) or in the packed scratch.
+  long long bs = 0;
+  MPI_Aint sstep = 0, rstep = 0;
+  std::vector<MPI_Aint> soff, roff;
+  std::vector<long long> sbytes, rbytes;
+  long long largest = 0, sent = 0, packed_send = 0, packed_recv = 0;
+  bool send_direct = true, recv_direct = true;
+  Placement where;
+
+  Resolved named;  // the spec; info null: auto
+  // The choice, once it is fixed for every later identical call (a named
+  // spec; auto for alltoall, or alltoallv without global sizes).
+  bool decided = false;
+  Resolved chosen;
+  const char* decided_by = "";
+  Stats stats;  // each call's stats start from this (layout, name)
+
+  bool moves_bytes() const { return args.v() ? sent > 0 || packed_recv > 0 : bs > 0; }
+};
+
+// ---- prepare (checks.cpp) ----
+// The communicator's context, or MPI_ERR_COMM / MPI_ERR_OTHER with no
+// communication for a null, inter- or uninitialised one.
+int open_comm(MPI_Comm comm, CommContext*& ctx);
+// Fills p from the arguments; returns this rank's argument error (p.ctx is
+// set whatever happens, so the agreement can run).
+int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
+
+// ---- cache (cache.cpp) ----
+// Bumped whenever a communicator a2a knows, a derived datatype a prepared
+// call used, or MPI itself (finalize) goes away: older prepared calls are
+// then never matched.
+uint64_t generation();
+void invalidate_prepared();
+// Registers a delete callback on a derived datatype (predefined ones never
+// go away); false when the MPI library cannot, so the call is not cached.
+bool watch_datatype(MPI_Datatype type);
+Prepared* find_prepared(const CallArgs& a);
+Prepared* keep_prepared(std::unique_ptr<Prepared> p);
+
+// ---- agree (agree.cpp) ----
+// One allreduce over the communicator: every rank's error (max), block
+// sizes, bytes sent and placements.  Returns the MPI error of the allreduce.
+int agree(const Prepared& p, int err, Global& g);
+
+// ---- execute (execute.cpp) ----
+// The whole pipeline of a call.  agree: run the agreement allreduce.
+int run_call(const CallArgs& a, bool agree, Stats& st, std::string& msg);
+// Fixes p's algorithm when it can be fixed (collective on auto's first use;
+// call after the agreement).  g: the agreed globals, or null.
+int decide(Prepared& p, const Global* g, std::string& msg);
+// Runs a prepared call whose arguments every rank has checked.
+int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg);
+// The message of an error found on another rank.
+int failed(int err, std::string& msg);
+
+// ---- device (device.cpp) ----
+int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg);
+
+}  // namespace a2a::detail

@@ -1,0 +1,215 @@
+// The C API (a2a.h), persistent plans and the C++ conveniences (a2a.hpp)
+// over the front end (call.hpp).
+#include <atomic>
+#include <cstring>
+
+#include "a2a/a2a.h"
+#include "a2a/a2a.hpp"
+#include "core/config.hpp"
+#include "front/call.hpp"
+#include "select/auto.hpp"
+#include "select/tuning.hpp"
+
+namespace a2a::detail {
+namespace {
+
+// Each thread's last call (threads run collectives on their own
+// communicators under MPI_THREAD_MULTIPLE).
+struct ThreadState {
+  Stats stats;
+  std::string error;
+};
+ThreadState& thread_state() {
+  thread_local ThreadState ts;
+  return ts;
+}
+
+std::atomic<bool>& agree_flag() {
+  static std::atomic<bool> agree{config().agree};
+  return agree;
+}
+
+CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
+  CallArgs a;
+  a.coll = Collective::alltoall;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  const bool in_place = sendbuf == MPI_IN_PLACE;
+  a.scount = in_place ? recvcount : sendcount;
+  a.stype = in_place ? recvtype : sendtype;
+  a.rcount = recvcount;
+  a.rtype = recvtype;
+  a.comm = comm;
+  a.spec = algorithm ? algorithm : config().alltoall.c_str();
+  return a;
+}
+
+CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, const char* algorithm) {
+  CallArgs a;
+  a.coll = Collective::alltoallv;
+  a.sendbuf = sendbuf;
+  a.recvbuf = recvbuf;
+  const bool in_place = sendbuf == MPI_IN_PLACE;  // the send data is described by the receive arguments
+  a.scounts = in_place ? recvcounts : sendcounts;
+  a.sdispls = in_place ? rdispls : sdispls;
+  a.stype = in_place ? recvtype : sendtype;
+  a.rcounts = recvcounts;
+  a.rdispls = rdispls;
+  a.rtype = recvtype;
+  a.comm = comm;
+  a.spec = algorithm ? algorithm : config().alltoallv.c_str();
+  return a;
+}
+
+int call(const CallArgs& a) {
+  ThreadState& ts = thread_state();
+  ts.error.clear();
+  return run_call(a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error);
+}
+
+}  // namespace
+}  // namespace a2a::detail
+
+// A persistent call: the arguments (which, as for MPI's persistent
+// collectives, must stay valid and unchanged until the plan is freed), the
+// call prepared, agreed and its algorithm chosen at init.
+struct A2A_Plan_s {
+  a2a::detail::CallArgs args;
+  std::unique_ptr<a2a::detail::Prepared> prepared;
+  a2a::detail::Global global;
+};
+
+namespace a2a::detail {
+namespace {
+
+// Init: prepare, agree (always: once per plan), and fix the algorithm,
+// alltoallv's auto included (the counts stay as they are).
+int plan_init(const CallArgs& a, A2A_Plan* plan) {
+  if (!plan) return MPI_ERR_ARG;
+  *plan = nullptr;
+  ThreadState& ts = thread_state();
+  ts.error.clear();
+  std::string& msg = ts.error;
+  CommContext* ctx = nullptr;
+  if (const int rc = open_comm(a.comm, ctx)) return rc;
+  auto p = std::make_unique<A2A_Plan_s>();
+  p->args = a;
+  p->prepared = std::make_unique<Prepared>();
+  Prepared& pr = *p->prepared;
+  int err = prepare(a, *ctx, pr, msg);
+  Global& g = p->global;
+  if (const int rc = agree(pr, err, g)) return rc;
+  err = g.err;
+  if (err == MPI_SUCCESS && !a.v() && g.lo != g.hi) {
+    msg = "a2a: ranks disagree on the block size";
+    err = MPI_ERR_TYPE;
+  } else if (err == MPI_SUCCESS && g.where.mixed()) {
+    msg = "a2a: some ranks pass device buffers and others host buffers";
+    err = MPI_ERR_BUFFER;
+  }
+  ts.stats = pr.stats;
+  if (err != MPI_SUCCESS) return failed(err, msg);
+  if (!g.where.device) {
+    if (const int rc = decide(pr, &g, msg)) return rc;
+    if (!pr.decided) {
+      const AutoDecision* d = nullptr;
+      const long long mean = g.sent / (static_cast<long long>(pr.P) * pr.P);
+      if (const int rc = resolve_auto(*ctx, Collective::alltoallv, mean, g.hi, d, msg)) return rc;
+      pr.chosen = d->resolved;
+      pr.decided_by = pr.stats.decided_by = d->source;
+      pr.decided = true;
+      std::strncpy(pr.stats.algorithm, pr.chosen.canonical.c_str(), sizeof pr.stats.algorithm - 1);
+    }
+  }
+  ts.stats = pr.stats;
+  *plan = p.release();
+  return MPI_SUCCESS;
+}
+
+}  // namespace
+}  // namespace a2a::detail
+
+using a2a::detail::Stats;
+
+extern "C" int A2A_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
+  return a2a::detail::call(
+      a2a::detail::alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm));
+}
+
+extern "C" int A2A_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, const char* algorithm) {
+  return a2a::detail::call(a2a::detail::alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
+                                                       rdispls, recvtype, comm, algorithm));
+}
+
+extern "C" int A2A_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm,
+                                 A2A_Plan* plan) {
+  return a2a::detail::plan_init(
+      a2a::detail::alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm), plan);
+}
+
+extern "C" int A2A_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, A2A_Plan* plan) {
+  return a2a::detail::plan_init(a2a::detail::alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                            recvcounts, rdispls, recvtype, comm, algorithm),
+                                plan);
+}
+
+extern "C" int A2A_Start(A2A_Plan plan) {
+  if (!plan) return MPI_ERR_ARG;
+  auto& ts = a2a::detail::thread_state();
+  ts.error.clear();
+  return a2a::detail::execute(plan->args, *plan->prepared, &plan->global, ts.stats, ts.error);
+}
+
+extern "C" int A2A_Plan_free(A2A_Plan* plan) {
+  if (!plan) return MPI_ERR_ARG;
+  delete *plan;
+  *plan = nullptr;
+  return MPI_SUCCESS;
+}
+
+extern "C" int A2A_Last_stats(A2A_Stats* stats) {
+  if (!stats) return MPI_ERR_ARG;
+  const Stats& s = a2a::detail::thread_state().stats;
+  std::memset(stats, 0, sizeof *stats);
+  std::memcpy(stats->algorithm, s.algorithm, sizeof stats->algorithm);
+  stats->rounds = s.rounds;
+  stats->messages = s.messages;
+  stats->blocks_sent = s.blocks_sent;
+  stats->bytes_sent = s.bytes_sent;
+  stats->meta_bytes_sent = s.meta_bytes_sent;
+  stats->temp_bytes = s.temp_bytes;
+  stats->inter_node_messages = s.inter_node_messages;
+  stats->inter_node_bytes = s.inter_node_bytes;
+  return MPI_SUCCESS;
+}
+
+extern "C" const char* A2A_Last_decided_by(void) { return a2a::detail::thread_state().stats.decided_by; }
+
+std::string a2a::tuning_status() {
+  std::string status;
+  a2a::detail::process_tuning(&status);
+  return status;
+}
+
+std::string a2a::last_error_message() { return a2a::detail::thread_state().error; }
+
+void a2a::set_error_check(ErrorCheck mode) { a2a::detail::agree_flag() = mode == ErrorCheck::agree; }
+
+a2a::ErrorCheck a2a::error_check() {
+  return a2a::detail::agree_flag().load() ? ErrorCheck::agree : ErrorCheck::local;
+}
+
+std::string a2a::layout(MPI_Comm comm) {
+  a2a::detail::CommContext* ctx = nullptr;
+  if (a2a::detail::get_context(comm, ctx) != MPI_SUCCESS) return "unknown";
+  return ctx->topology.describe();
+}

@@ -1,0 +1,195 @@
+// Preparing a call: this rank's argument checks (MPI's local ones, plus
+// aliasing of gap-free buffers), the datatypes described, the block view in
+// bytes, where the buffers live and the spec resolved.  No communication
+// here but the communicator's first use (get_context).
+#include <algorithm>
+
+#include "core/regions.hpp"
+#include "front/call.hpp"
+#include "gpu/gpu.hpp"
+
+namespace a2a::detail {
+
+int open_comm(MPI_Comm comm, CommContext*& ctx) {
+  int init = 0, fin = 0;
+  MPI_Initialized(&init);
+  MPI_Finalized(&fin);
+  if (!init || fin) return MPI_ERR_OTHER;
+  if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
+  int inter = 0;
+  if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return MPI_ERR_COMM;
+  return get_context(comm, ctx);
+}
+
+namespace {
+
+// `count` elements of every block form one gap-free run for every count.
+bool gap_free(const TypeInfo& t, const int counts[], int P) {
+  if (t.size != t.true_extent) return false;
+  if (t.extent == t.size) return true;
+  for (int i = 0; i < P; ++i)
+    if (counts[i] > 1) return false;
+  return true;
+}
+
+// MPI_ERR_BUFFER when a receive block overlaps another receive block or a
+// send block (send null: MPI_IN_PLACE, receive blocks only).
+int check_aliasing(int P, const void* send, const long long* soff, const long long* sbytes, const void* recv,
+                   const long long* roff, const long long* rbytes, std::string& msg) {
+  std::vector<Region> regions;
+  regions.reserve(2 * static_cast<size_t>(P));
+  if (send) add_regions(regions, send, soff, sbytes, P, false);
+  add_regions(regions, recv, roff, rbytes, P, true);
+  std::string which;
+  if (!regions_collide(regions, which)) return MPI_SUCCESS;
+  msg = "a2a: " + which + " overlap (buffers must not alias; MPI_IN_PLACE sends from the receive buffer)";
+  return MPI_ERR_BUFFER;
+}
+
+// Where this rank's buffers live, when it moves bytes: MPI_ERR_BUFFER when
+// one is device memory and the other not, MPI_ERR_TYPE for device buffers
+// with non-contiguous datatypes.
+int place(const void* sendbuf, const void* recvbuf, bool moves, bool contiguous, Placement& out, std::string& msg) {
+  out = Placement{};
+  if (!moves) return MPI_SUCCESS;
+  if (!gpu::built_with_cuda()) {
+    out.host = 1;
+    return MPI_SUCCESS;
+  }
+  const auto r = gpu::memory_of(recvbuf);
+  const auto s = sendbuf == MPI_IN_PLACE ? r : gpu::memory_of(sendbuf);
+  if (r != s) {
+    msg = "a2a: one of the send and receive buffers is in device memory and the other is not";
+    return MPI_ERR_BUFFER;
+  }
+  (r == gpu::Memory::device ? out.device : out.host) = 1;
+  if (out.device && !contiguous) {
+    msg = "a2a: device buffers need contiguous datatypes (gap-free, extent = size)";
+    return MPI_ERR_TYPE;
+  }
+  return MPI_SUCCESS;
+}
+
+int describe_types(const CallArgs& a, Prepared& p) {
+  if (a.stype == MPI_DATATYPE_NULL || a.rtype == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
+  if (describe(a.stype, p.sti) || describe(a.rtype, p.rti)) return MPI_ERR_TYPE;
+  p.cacheable = watch_datatype(a.stype) && watch_datatype(a.rtype);
+  return MPI_SUCCESS;
+}
+
+int prepare_alltoall(const CallArgs& a, Prepared& p, std::string& msg) {
+  const int P = p.P;
+  if (a.scount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
+  if (const int rc = describe_types(a, p)) return rc;
+  p.bs = static_cast<long long>(a.rcount) * p.rti.size;
+  if (static_cast<long long>(a.scount) * p.sti.size != p.bs) {
+    msg = "a2a: send and receive type signatures differ in size";
+    return MPI_ERR_TYPE;
+  }
+  if (p.bs > 0 && (!a.recvbuf || !a.sendbuf)) return MPI_ERR_BUFFER;
+  p.sstep = static_cast<MPI_Aint>(a.scount) * p.sti.extent;
+  p.rstep = static_cast<MPI_Aint>(a.rcount) * p.rti.extent;
+  const bool contiguous = p.sti.contiguous(a.scount) && p.rti.contiguous(a.rcount);
+  p.send_direct = !a.in_place() && p.sti.contiguous(a.scount);
+  p.recv_direct = p.rti.contiguous(a.rcount);
+  p.sent = p.largest = p.bs;
+  if (p.bs > 0 && contiguous) {
+    std::vector<long long> so(2 * static_cast<size_t>(P)), ro(2 * static_cast<size_t>(P));  // offsets, then sizes
+    for (int i = 0; i < P; ++i) {
+      so[i] = i * static_cast<long long>(p.sstep);
+      ro[i] = i * static_cast<long long>(p.rstep);
+      so[P + i] = ro[P + i] = p.bs;
+    }
+    const char* send = a.in_place() ? nullptr : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
+    if (const int rc = check_aliasing(P, send, so.data(), so.data() + P,
+                                      static_cast<const char*>(a.recvbuf) + p.rti.true_lb, ro.data(), ro.data() + P,
+                                      msg))
+      return rc;
+  }
+  return place(a.sendbuf, a.recvbuf, p.bs > 0, contiguous, p.where, msg);
+}
+
+int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg) {
+  const int P = p.P, me = p.ctx->rank;
+  if (!a.rcounts || !a.rdispls || !a.scounts || !a.sdispls) return MPI_ERR_ARG;
+  if (const int rc = describe_types(a, p)) return rc;
+  p.counts.resize(4 * static_cast<size_t>(P));
+  std::copy(a.scounts, a.scounts + P, p.counts.begin());
+  std::copy(a.sdispls, a.sdispls + P, p.counts.begin() + P);
+  std::copy(a.rcounts, a.rcounts + P, p.counts.begin() + 2 * P);
+  std::copy(a.rdispls, a.rdispls + P, p.counts.begin() + 3 * P);
+  p.sbytes.assign(P, 0);
+  p.rbytes.assign(P, 0);
+  for (int i = 0; i < P; ++i) {
+    if (a.rcounts[i] < 0 || a.scounts[i] < 0) return MPI_ERR_COUNT;
+    p.sbytes[i] = static_cast<long long>(a.scounts[i]) * p.sti.size;
+    p.rbytes[i] = static_cast<long long>(a.rcounts[i]) * p.rti.size;
+    p.largest = std::max(p.largest, p.sbytes[i]);
+    p.sent += p.sbytes[i];
+    p.packed_recv += p.rbytes[i];
+  }
+  p.packed_send = p.sent;
+  if (p.sbytes[me] != p.rbytes[me]) {
+    msg = "a2a: this rank's block to itself differs in size on the send and receive side";
+    return MPI_ERR_TRUNCATE;
+  }
+  const bool any = p.sent + p.packed_recv > 0;
+  if (any && (!a.recvbuf || !a.sendbuf)) return MPI_ERR_BUFFER;
+  const bool sgap = gap_free(p.sti, a.scounts, P), rgap = gap_free(p.rti, a.rcounts, P);
+  // The block view: the user's buffers where the types are gap-free,
+  // otherwise packed block after block.
+  p.send_direct = !a.in_place() && sgap;
+  p.recv_direct = rgap;
+  p.soff.resize(P);
+  p.roff.resize(P);
+  MPI_Aint packed = 0;
+  for (int i = 0; i < P; ++i) {
+    p.soff[i] = p.send_direct ? static_cast<MPI_Aint>(a.sdispls[i]) * p.sti.extent : packed;
+    packed += static_cast<MPI_Aint>(p.sbytes[i]);
+  }
+  packed = 0;
+  for (int i = 0; i < P; ++i) {
+    p.roff[i] = p.recv_direct ? static_cast<MPI_Aint>(a.rdispls[i]) * p.rti.extent : packed;
+    packed += static_cast<MPI_Aint>(p.rbytes[i]);
+  }
+  if (any && sgap && rgap) {
+    std::vector<long long> so(P), ro(P);
+    for (int i = 0; i < P; ++i) {
+      so[i] = static_cast<long long>(a.sdispls[i]) * p.sti.extent;
+      ro[i] = static_cast<long long>(a.rdispls[i]) * p.rti.extent;
+    }
+    const char* send = a.in_place() ? nullptr : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
+    if (const int rc = check_aliasing(P, send, so.data(), p.sbytes.data(),
+                                      static_cast<const char*>(a.recvbuf) + p.rti.true_lb, ro.data(), p.rbytes.data(),
+                                      msg))
+      return rc;
+  }
+  return place(a.sendbuf, a.recvbuf, any, sgap && rgap, p.where, msg);
+}
+
+}  // namespace
+
+int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) {
+  p.args = a;
+  p.spec = a.spec;
+  p.generation = generation();
+  p.ctx = &ctx;
+  p.P = ctx.size;
+  p.stats.node_of = ctx.topology.node_of.data();
+  p.stats.my_node = ctx.topology.node_of[ctx.rank];
+  const int rc = a.v() ? prepare_alltoallv(a, p, msg) : prepare_alltoall(a, p, msg);
+  if (rc != MPI_SUCCESS) return rc;
+  std::string error;
+  if (resolve(a.coll, p.spec, p.P, p.bs, p.named, error) != MPI_SUCCESS) {
+    msg = error;
+    return MPI_ERR_ARG;
+  }
+  if (p.named.info) {  // a named spec is the choice
+    p.chosen = p.named;
+    p.decided = true;
+    std::strncpy(p.stats.algorithm, p.chosen.canonical.c_str(), sizeof p.stats.algorithm - 1);
+  }
+  return MPI_SUCCESS;
+}
+
+}  // namespace a2a::detail

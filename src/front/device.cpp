@@ -1,0 +1,171 @@
+// Device buffers.  They take cuda-ipc when the call names it or auto; any
+// other algorithm runs on pinned host copies of the buffers ("staged:NAME"),
+// as does cuda-ipc's hybrid path below its ipc-threshold ("staged:" and
+// auto's choice).
+#include <algorithm>
+#include <cstring>
+
+#include "front/call.hpp"
+#include "gpu/gpu.hpp"
+#include "schedule/gpu_plan.hpp"
+
+namespace a2a::detail {
+
+namespace {
+
+void name_algorithm(Stats& st, const std::string& canonical) {
+  std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
+}
+
+bool is_cuda_ipc(const Resolved& r) { return r.info && std::strcmp(r.info->name, "cuda-ipc") == 0; }
+
+// The spec that runs device buffers: the named one, or cuda-ipc for auto.
+const Resolved& device_target(const Prepared& p, Resolved& storage) {
+  if (p.named.info) return p.named;
+  std::string ignored;
+  resolve(p.args.coll, "cuda-ipc", p.P, -1, storage, ignored);
+  return storage;
+}
+
+// "cuda-ipc:path=hybrid,..." -> "cuda-ipc:path=hybrid(kernel),...": what ran.
+std::string ipc_name(const Resolved& r, schedule::GpuPath path) {
+  std::string name = r.canonical;
+  const auto at = name.find("path=hybrid");
+  if (at != std::string::npos) name.insert(at + 11, std::string("(") + schedule::gpu_path_name(path) + ")");
+  return name;
+}
+
+// Bytes [lo, hi) that the blocks at off[i] (bytes[i] long) cover.
+void span_of(const MPI_Aint* off, const long long* bytes, int P, MPI_Aint& lo, MPI_Aint& hi) {
+  lo = hi = 0;
+  bool any = false;
+  for (int i = 0; i < P; ++i) {
+    if (bytes[i] == 0) continue;
+    const MPI_Aint end = off[i] + static_cast<MPI_Aint>(bytes[i]);
+    lo = any ? std::min(lo, off[i]) : off[i];
+    hi = any ? std::max(hi, end) : end;
+    any = true;
+  }
+}
+
+// Runs the host call on pinned host mirrors of the device buffers: the send
+// blocks' span copied in first (the receive span when dsend is null:
+// MPI_IN_PLACE), then the receive blocks copied back one by one, so the
+// receive buffer's gaps stay untouched.  `host` gets the mirrors where the
+// buffers' first block byte would be.
+template <class HostCall>
+int staged(CommContext& ctx, Stats& st, const char* dsend, const MPI_Aint* soff, const long long* sbytes, char* drecv,
+           const MPI_Aint* roff, const long long* rbytes, HostCall&& host) {
+  const int P = ctx.size;
+  MPI_Aint slo, shi, rlo, rhi;
+  span_of(soff, sbytes, P, slo, shi);
+  span_of(roff, rbytes, P, rlo, rhi);
+  char* hs = dsend ? gpu::staging(ctx, 0, static_cast<size_t>(shi - slo), st) : nullptr;
+  char* hr = gpu::staging(ctx, 1, static_cast<size_t>(rhi - rlo), st);
+  int rc = !hr || (dsend && !hs) ? MPI_ERR_NO_MEM
+           : dsend               ? gpu::copy_to_host(hs, dsend + slo, static_cast<size_t>(shi - slo))
+                                 : gpu::copy_to_host(hr, drecv + rlo, static_cast<size_t>(rhi - rlo));
+  // A rank that could not stage must not leave the others waiting in the
+  // host algorithm: agree first.
+  if (const int e = MPI_Allreduce(MPI_IN_PLACE, &rc, 1, MPI_INT, MPI_MAX, ctx.comm)) return e;
+  if (rc != MPI_SUCCESS) return rc;
+  rc = host(dsend ? static_cast<const void*>(hs - slo) : MPI_IN_PLACE, static_cast<void*>(hr - rlo));
+  if (rc != MPI_SUCCESS) return rc;
+  return gpu::copy_blocks_to_device(drecv, hr - rlo, roff, rbytes, P);
+}
+
+// The nested host call on the mirrors (hs, hr stand for the first block
+// byte); every rank checked and agreed already.
+int host_call(const CallArgs& a, const Prepared& p, const std::string& spec, const void* hs, void* hr, Stats& st,
+              std::string& msg) {
+  CallArgs h = a;
+  h.sendbuf = hs == MPI_IN_PLACE ? hs : static_cast<const char*>(hs) - p.sti.true_lb;
+  h.recvbuf = static_cast<char*>(hr) - p.rti.true_lb;
+  h.spec = spec.c_str();
+  const long long staging = st.temp_bytes;
+  const int rc = run_call(h, false, st, msg);
+  st.temp_bytes += staging;
+  if (rc == MPI_SUCCESS) {
+    const std::string inner = st.algorithm;
+    name_algorithm(st, "staged:" + inner);
+  }
+  return rc;
+}
+
+int device_alltoall(const CallArgs& a, Prepared& p, const Resolved& target, Stats& st, std::string& msg) {
+  CommContext& ctx = *p.ctx;
+  const int P = p.P;
+  const bool in_place = a.in_place();
+  char* recv = static_cast<char*>(a.recvbuf) + p.rti.true_lb;
+  std::string host_spec = target.canonical;
+  if (is_cuda_ipc(target)) {
+    const Params& pr = target.params;
+    const auto path = schedule::gpu_path(pr.gpu_path, p.bs, pr.ipc_threshold, pr.memcpy_threshold);
+    if (path != schedule::GpuPath::host) {
+      name_algorithm(st, ipc_name(target, path));
+      const char* send = in_place ? recv : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
+      const UniformCall call{send, in_place ? p.rstep : p.sstep, recv, p.rstep, static_cast<size_t>(p.bs), ctx, st};
+      return gpu::ipc_alltoall(call, pr, path);
+    }
+    host_spec = "auto";
+  }
+  std::vector<MPI_Aint> soff(P), roff(P);
+  const std::vector<long long> bytes(P, p.bs);
+  for (int i = 0; i < P; ++i) {
+    soff[i] = i * (in_place ? p.rstep : p.sstep);
+    roff[i] = i * p.rstep;
+  }
+  const char* dsend = in_place ? nullptr : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
+  return staged(ctx, st, dsend, soff.data(), bytes.data(), recv, roff.data(), bytes.data(),
+                [&](const void* hs, void* hr) { return host_call(a, p, host_spec, hs, hr, st, msg); });
+}
+
+int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, Stats& st, std::string& msg) {
+  CommContext& ctx = *p.ctx;
+  const int P = p.P;
+  const bool in_place = a.in_place();
+  std::vector<MPI_Aint> soff(P), roff(P);
+  for (int i = 0; i < P; ++i) {
+    soff[i] = static_cast<MPI_Aint>(a.sdispls[i]) * p.sti.extent;
+    roff[i] = static_cast<MPI_Aint>(a.rdispls[i]) * p.rti.extent;
+  }
+  char* recv = static_cast<char*>(a.recvbuf) + p.rti.true_lb;
+  const char* send = in_place ? recv : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
+  std::string host_spec = target.canonical;
+  if (is_cuda_ipc(target)) {
+    // One allreduce: the smallest and largest block over all ranks, and
+    // whether any rank's send blocks are unevenly spaced (the paper's test
+    // for an alltoallv that is an alltoall, plus what pulling needs).
+    long long lo = -1, hi = 0;
+    for (int i = 0; i < P; ++i) {
+      lo = lo < 0 ? p.sbytes[i] : std::min(lo, p.sbytes[i]);
+      hi = std::max(hi, p.sbytes[i]);
+    }
+    std::vector<long long> off(soff.begin(), soff.end());
+    long long stride = 0;
+    long long v[3] = {-lo, hi, schedule::evenly_spaced(off.data(), P, stride) ? 0 : 1};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, ctx.comm)) return rc;
+    const Params& pr = target.params;
+    const auto path = schedule::gpu_path(pr.gpu_path, v[1], pr.ipc_threshold, pr.memcpy_threshold);
+    if (path != schedule::GpuPath::host) {
+      name_algorithm(st, ipc_name(target, path));
+      const VarCall call{send, soff.data(), p.sbytes.data(), recv, roff.data(), p.rbytes.data(), ctx, st, v[1]};
+      return gpu::ipc_alltoallv(call, pr, path, -v[0] == v[1] && v[2] == 0);
+    }
+    host_spec = "auto";
+  }
+  return staged(ctx, st, in_place ? nullptr : send, soff.data(), p.sbytes.data(), recv, roff.data(), p.rbytes.data(),
+                [&](const void* hs, void* hr) { return host_call(a, p, host_spec, hs, hr, st, msg); });
+}
+
+}  // namespace
+
+int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg) {
+  st = p.stats;
+  Resolved storage;
+  const Resolved& target = device_target(p, storage);
+  name_algorithm(st, target.canonical);
+  return a.v() ? device_alltoallv(a, p, target, st, msg) : device_alltoall(a, p, target, st, msg);
+}
+
+}  // namespace a2a::detail
