@@ -8,7 +8,7 @@ set -euo pipefail
 # MPICH installs beside Open MPI (which keeps the higher alternatives
 # priority, so mpicc and mpirun stay Open MPI's): the CMake preset mpich.
 pkgs=(cmake g++ gfortran make pkg-config libopenmpi-dev openmpi-bin libgtest-dev libcli11-dev nlohmann-json3-dev
-      python3 python3-matplotlib libsimgrid-dev hpcc libfftw3-dev libfftw3-mpi-dev time clang libclang-rt-14-dev valgrind
+      python3 python3-matplotlib libbenchmark-dev libsimgrid-dev hpcc libfftw3-dev libfftw3-mpi-dev time clang libclang-rt-14-dev valgrind
       mpich libmpich-dev)
 missing=()
 for p in "${pkgs[@]}"; do dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p"); done

@@ -70,6 +70,7 @@ std::vector<long long> sizes_between(const std::string& range) {
 }
 
 constexpr const char* kAgree = "agree/";
+constexpr const char* kA2A = "a2a/";  // a2a/native: A2A_Alltoall(v) with "native", where "native" alone is MPI
 
 // One size's buffers.  Alltoall: m bytes per peer.  Alltoallv: counts from
 // the workload, blocks packed in rank order.
@@ -129,7 +130,7 @@ int run(const std::string& alg, Case& c, a2a::ErrorCheck mode, const a2a::tools:
                          MPI_BYTE, comm);
   }
   const bool agree = alg.rfind(kAgree, 0) == 0;
-  const char* spec = alg.c_str() + (agree ? 6 : 0);
+  const char* spec = alg.c_str() + (agree ? 6 : alg.rfind(kA2A, 0) == 0 ? 4 : 0);
   a2a::set_error_check(agree ? a2a::ErrorCheck::agree : mode);
   if (alg.rfind(kPlan, 0) == 0) {  // a persistent plan, made on first use for this size
     if (!c.plans.count(alg)) {
@@ -215,8 +216,9 @@ struct RatioSummary {
 // What ran: the resolved spec, with the requested one where they differ in kind.
 std::string shown(const std::string& asked, const std::string& ran) {
   if (asked.find("auto") != std::string::npos) return asked + " (" + ran + ")";
-  if (asked.rfind(kPlan, 0) == 0) return kPlan + ran;
-  return asked.rfind(kAgree, 0) == 0 ? kAgree + ran : ran;
+  for (const char* prefix : {kPlan, kAgree, kA2A})
+    if (asked.rfind(prefix, 0) == 0) return prefix + ran;
+  return ran;
 }
 
 }  // namespace
@@ -302,12 +304,14 @@ int run_bench(const std::vector<std::string>& raw) {
     std::string why;
     if (twins.setup(v, why) != MPI_SUCCESS) {
       if (rank == 0) std::fprintf(stderr, "a2a bench --twins: %s\n", why.c_str());
+      twins.finish();
       MPI_Finalize();
       return 2;
     }
     std::vector<std::string> rows = {"native"};
     for (const auto& t : twins.rows()) {
-      if (std::find(rows.begin(), rows.end(), t.a2a) == rows.end()) rows.push_back(t.a2a);
+      for (const auto& a : t.a2a)
+        if (std::find(rows.begin(), rows.end(), a) == rows.end()) rows.push_back(a);
       rows.push_back(t.label);
     }
     for (const auto& a : algs)
@@ -329,7 +333,8 @@ int run_bench(const std::vector<std::string>& raw) {
   else if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
   if (algs.empty()) {
     std::fprintf(stderr, "a2a bench: nothing to run\n");
-    MPI_Finalize();
+    twins.finish();
+  MPI_Finalize();
     return 2;
   }
   nlohmann::json rows = nlohmann::json::array();
@@ -384,6 +389,7 @@ int run_bench(const std::vector<std::string>& raw) {
         a2a::tools::time_rows(algs.size(), warmup, iters, static_cast<unsigned>(m), call, t, failed, batch, before, after);
     if (rc != MPI_SUCCESS) {
       if (rank == 0) std::fprintf(stderr, "a2a bench: %s failed: %s\n", algs[failed].c_str(), a2a::last_error_message().c_str());
+      twins.finish();
       MPI_Finalize();
       return 1;
     }
@@ -412,7 +418,7 @@ int run_bench(const std::vector<std::string>& raw) {
       const long long inter_msgs = inter[a] < 0 ? -1 : inter[a];
       const double algbw = static_cast<double>(rank_bytes) / (med * 1e-6) / 1e9;
       const double busbw = algbw * (P - 1) / P;
-      std::printf("%10lld  %-34s %11.2f %11.2f %11.2f %9.3f %9.4f %9.4f %11lld %6lld\n", m,
+      std::printf("%10lld  %-34s %11.3f %11.3f %11.3f %9.3f %9.4f %9.4f %11lld %6lld\n", m,
                   shown(algs[a], ran[a]).c_str(), med, lo, hi, ratio, algbw, busbw, inter_msgs, wrong[a]);
       rows.push_back({{"collective", collective}, {"workload", v ? workload_text : ""}, {"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
                       {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]},
@@ -424,11 +430,11 @@ int run_bench(const std::vector<std::string>& raw) {
       const double med = a2a::tools::median(t[a]);
       if (algs[a] != "native" && !is_twin(algs[a]) && (best_a2a < 0 || med < best_a2a)) best_a2a = med;
       if (algs[a] == "auto" && native > 0) auto_vs_native.add(med / native, m);
-      if (is_twin(algs[a])) {
-        const auto twin = twins.find(algs[a]);
-        const auto mine = std::find(algs.begin(), algs.end(), twin->a2a) - algs.begin();
-        twin_ratios[algs[a]].add(a2a::tools::median(t[mine]) / med, m);
-      }
+      if (is_twin(algs[a]))
+        for (const auto& spec : twins.find(algs[a])->a2a) {
+          const auto mine = std::find(algs.begin(), algs.end(), spec) - algs.begin();
+          twin_ratios[spec + " / " + algs[a]].add(a2a::tools::median(t[mine]) / med, m);
+        }
     }
     if (native > 0 && best_a2a > 0) best_vs_native.add(best_a2a / native, m);
   }
@@ -446,11 +452,12 @@ int run_bench(const std::vector<std::string>& raw) {
       std::ofstream js(json);
       written = static_cast<bool>(js << rows.dump(2) << '\n') && written;
     }
-    for (const auto& tw : twins.rows()) {
-      const RatioSummary& r = twin_ratios[tw.label];
-      std::printf("# twin: %-16s / %-34s geometric mean %.3f, worst %.3f (at %lld B)\n", tw.a2a.c_str(),
-                  tw.label.c_str(), r.gm(), r.worst, r.worst_at);
-    }
+    for (const auto& tw : twins.rows())
+      for (const auto& spec : tw.a2a) {
+        const RatioSummary& r = twin_ratios[spec + " / " + tw.label];
+        std::printf("# twin: %-16s / %-34s geometric mean %.3f, worst %.3f (at %lld B)\n", spec.c_str(),
+                    tw.label.c_str(), r.gm(), r.worst, r.worst_at);
+      }
     if (auto_vs_native.n)
       std::printf("# summary: auto/native geometric mean %.3f, worst %.3f (at %lld B)\n", auto_vs_native.gm(),
                   auto_vs_native.worst, auto_vs_native.worst_at);
@@ -462,6 +469,7 @@ int run_bench(const std::vector<std::string>& raw) {
     status = wrong_total || !written ? 1 : 0;
   }
   MPI_Bcast(&status, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  twins.finish();
   MPI_Finalize();
   return status;
 }

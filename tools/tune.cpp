@@ -105,12 +105,27 @@ void progress(long long done, long long total, const std::string& what) {
   if (done == total) std::fprintf(stderr, "\n");
 }
 
+// A winner other than native must beat native by this factor: where the
+// two measure alike, native costs nothing to choose and never loses.
+constexpr double kBeatNative = 0.95;
+
 struct Measured {
   long long key = 0;  // block bytes (alltoall) or global mean block (alltoallv)
   double skew = 1;
-  std::string best, family;  // overall winner; best of linear/spread-out/scattered
-  double best_us = 0, family_us = 0, native_us = 0;
+  std::string best;   // the winner (native unless beaten by kBeatNative)
+  double best_us = 0, native_us = 0;
+  std::vector<double> us;  // every candidate's median, in candidates() order
 };
+
+// The winner of one size: the fastest, if it beats native enough.
+void pick_winner(const std::vector<std::string>& algs, Measured& r) {
+  size_t best = 0;  // native
+  for (size_t a = 1; a < algs.size(); ++a)
+    if (r.us[a] < r.us[best]) best = a;
+  if (r.us[best] > kBeatNative * r.native_us) best = 0;
+  r.best = algs[best];
+  r.best_us = r.us[best];
+}
 
 // Winners per size -> entries: ranges between geometric midpoints, merged.
 void add_entries(a2a::detail::TuningTable& table, Collective coll, int P, const std::vector<int>& nodes,
@@ -203,9 +218,10 @@ int run_tune(const std::vector<std::string>& raw) {
   if (rank == 0)
     std::printf("# a2a tune: P=%d, layout %s, %d iterations (+%d warm-up) per algorithm and size\n"
                 "# cost model (as A2A_COST_MODEL): alpha_intra=%.3g,beta_intra=%.3g,alpha_inter=%.3g,beta_inter=%.3g,"
-                "overhead=%.3g,copy=%.3g\n",
+                "overhead=%.3g,copy=%.3g,persistent=%.3g%s\n",
                 P, ctx->topology.describe().c_str(), iters, warmup, model.intra.alpha, model.intra.beta,
-                model.inter.alpha, model.inter.beta, model.overhead, model.copy);
+                model.inter.alpha, model.inter.beta, model.overhead, model.copy, model.persistent,
+                model.oversubscribed ? " (oversubscribed: one-round algorithms only)" : "");
   // What auto's global-size allreduce costs here (per-iteration max, median).
   double allreduce_s = 0;
   {
@@ -245,21 +261,12 @@ int run_tune(const std::vector<std::string>& raw) {
       for (auto& ta : t) MPI_Allreduce(MPI_IN_PLACE, ta.data(), iters, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       done += static_cast<long long>(algs.size());
       if (rank != 0) continue;
-      size_t best = 0, best_family = 0;
-      for (size_t a = 1; a < algs.size(); ++a) {
-        if (a2a::tools::median(t[a]) < a2a::tools::median(t[best])) best = a;
-        if (a2a::detail::same_messages_family(algs[a]) &&
-            (!a2a::detail::same_messages_family(algs[best_family]) || a2a::tools::median(t[a]) < a2a::tools::median(t[best_family])))
-          best_family = a;
-      }
       Measured r;
       r.key = v ? b.mean : m;
       r.skew = v && b.mean > 0 ? static_cast<double>(b.max) / b.mean : 1.0;
-      r.best = algs[best];
-      r.best_us = a2a::tools::median(t[best]) * 1e6;
-      r.family = algs[best_family];
-      r.family_us = a2a::tools::median(t[best_family]) * 1e6;
-      r.native_us = a2a::tools::median(t[0]) * 1e6;
+      for (const auto& ta : t) r.us.push_back(a2a::tools::median(ta) * 1e6);
+      r.native_us = r.us[0];
+      pick_winner(algs, r);
       measured.push_back(r);
       if (!quiet) progress(done, total, (v ? job.workload + " " : std::string()) + std::to_string(m) + " B");
       std::printf("%s%10lld %10lld  %-36s %10.2f %10.2f %8.3f\n", quiet ? "" : "\r", r.key, v ? b.max : m,
@@ -270,20 +277,32 @@ int run_tune(const std::vector<std::string>& raw) {
     if (rank == 0 && v) v_results.emplace_back(&job, std::move(measured));
   }
   if (rank == 0 && !v_results.empty()) {
-    // Alltoallv: any winner outside linear/spread-out/scattered makes auto
-    // pay an allreduce on every call of the communicator (select/auto.hpp).
-    // Keep the unrestricted winners only if, plus that allreduce, they beat
-    // the family's best in geometric mean over every measured size.
-    double log_gain = 0;
+    // Alltoallv: winners that differ by size make auto pay an allreduce of
+    // the sizes on every call of the communicator (select/auto.hpp).  The
+    // alternative is one algorithm for every size, which needs none: the
+    // best of native and the linear family in geometric mean over every
+    // measured size and workload.  Keep the per-size winners only if, plus
+    // that allreduce, they beat it.
+    const auto algs = candidates(Collective::alltoallv, P, ctx->topology);
+    size_t fixed = 0;
+    std::vector<double> log_fixed(algs.size(), 0);
+    double log_winners = 0;
     for (const auto& [job, ms] : v_results)
-      for (const auto& r : ms) log_gain += std::log(r.family_us / (r.best_us + allreduce_s * 1e6));
-    const bool unrestricted = log_gain > 0;
-    std::printf("# alltoallv: %s (winners plus the %.2f us size allreduce against the linear family: geometric mean "
-                "ratio %.3f)\n", unrestricted ? "unrestricted winners" : "linear family only, no size allreduce",
-                allreduce_s * 1e6, std::exp(-log_gain / std::max<size_t>(1, v_results.size() * sizes.size())));
+      for (const auto& r : ms) {
+        for (size_t a = 0; a < algs.size(); ++a) log_fixed[a] += std::log(r.us[a]);
+        log_winners += std::log(r.best_us + allreduce_s * 1e6);
+      }
+    for (size_t a = 1; a < algs.size(); ++a)
+      if (a2a::detail::same_messages_family(algs[a]) && log_fixed[a] < log_fixed[fixed] + std::log(kBeatNative))
+        fixed = a;
+    const bool per_size = log_winners < log_fixed[fixed];
+    const double n = static_cast<double>(std::max<size_t>(1, v_results.size() * sizes.size()));
+    std::printf("# alltoallv: %s (per-size winners plus the %.2f us size allreduce over %s for every size: geometric "
+                "mean ratio %.3f)\n", per_size ? "per-size winners" : ("one algorithm, " + algs[fixed]).c_str(),
+                allreduce_s * 1e6, algs[fixed].c_str(), std::exp((log_winners - log_fixed[fixed]) / n));
     for (auto& [job, ms] : v_results) {
-      if (!unrestricted)
-        for (auto& r : ms) r.best = r.family, r.best_us = r.family_us;
+      if (!per_size)
+        for (auto& r : ms) r.best = algs[fixed], r.best_us = r.us[fixed];
       add_entries(table, job->coll, P, nodes, job->workload, ms);
     }
   }

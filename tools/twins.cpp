@@ -158,9 +158,13 @@ int Twins::setup(bool v, std::string& why) {
       return MPI_ERR_OTHER;
     }
     Twin t;
-    t.a2a = w.a2a;
+    t.a2a = {w.a2a};
     t.label = std::string("twin:") + (ompi ? "ompi-" : "mpich-") + w.algorithm;
     if (mpich_ && !w.extra.empty() && w.extra[0].second == 0) t.label += "(throttle=0)";
+    if (Twin* same = const_cast<Twin*>(find(t.label))) {
+      same->a2a.push_back(w.a2a);
+      continue;
+    }
     t.cvars.emplace_back(var, value);
     t.cvars.insert(t.cvars.end(), w.extra.begin(), w.extra.end());
     if (mpich_) t.cvars.emplace_back("MPIR_CVAR_DEVICE_COLLECTIVES", device_none);
@@ -201,13 +205,15 @@ int Twins::leave(const Twin&) {
   return rc;
 }
 
-Twins::~Twins() {
+void Twins::finish() {
   int finalized = 0;
   MPI_Finalized(&finalized);
-  if (!finalized)
-    for (auto& t : rows_)
-      if (t.comm != MPI_COMM_WORLD) MPI_Comm_free(&t.comm);
-  if (t_init_) MPI_T_finalize();
+  if (finalized) return;
+  for (auto& t : rows_)
+    if (t.comm != MPI_COMM_WORLD) MPI_Comm_free(&t.comm);
+  rows_.clear();
+  if (t_init_) MPI_T_finalize();  // before MPI_Finalize: Open MPI 4.1 crashes otherwise
+  t_init_ = false;
 }
 
 }  // namespace a2a::tools

@@ -18,8 +18,8 @@
 namespace a2a::tools {
 
 struct Twin {
-  std::string a2a;    // a2a's spec, e.g. "pairwise"
-  std::string label;  // the row, e.g. "twin:ompi-pairwise"
+  std::vector<std::string> a2a;  // a2a's specs it is the twin of, e.g. "bruck-modified", "tra:radix=2"
+  std::string label;             // the row, e.g. "twin:ompi-modified_bruck"
   std::vector<std::pair<std::string, int>> cvars;  // MPI_T control variables and values
   MPI_Comm comm = MPI_COMM_WORLD;                  // Open MPI: the communicator made with them set
 };
@@ -37,7 +37,9 @@ class Twins {
   // Around a twin row's call (MPICH: its variables set, then restored).
   int enter(const Twin& t);
   int leave(const Twin& t);
-  ~Twins();
+  // Frees the twins' communicators and MPI_T; before MPI_Finalize.
+  void finish();
+  ~Twins() { finish(); }
 
  private:
   int write(const std::string& name, int value, int* old = nullptr);

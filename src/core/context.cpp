@@ -11,6 +11,8 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include <unistd.h>
+
 namespace a2a::detail {
 
 void Scratch::begin_call() {
@@ -114,11 +116,6 @@ const std::vector<schedule::Step>& CommContext::tra_steps(int radix) {
   return it->second;
 }
 
-const std::vector<schedule::Step>& CommContext::linear_steps() {
-  if (linear_.empty() && size > 1) linear_ = schedule::linear_steps(size);
-  return linear_;
-}
-
 const std::vector<schedule::PeerStep>& CommContext::clustered_plan() {
   if (clustered_.empty()) clustered_ = schedule::clustered_plan(schedule::clustered_schedule(topology.ranks), rank);
   return clustered_;
@@ -159,30 +156,57 @@ std::atomic<int> contexts_alive{0};
 // The layout from the environment overrides (they describe world ranks) or
 // from shared memory, as one key per rank: the node id, or the lowest world
 // rank sharing memory with it.
+// More ranks on this machine than it has cores: its ranks are time-sliced.
+// The job's ranks here (the launcher's count, where it says) or this
+// communicator's, against the cores online.  Never under SMPI, whose
+// simulated ranks each have a simulated core.
+bool oversubscribed(int ranks_sharing_memory) {
+#ifdef A2A_SMPI
+  (void)ranks_sharing_memory;
+  return false;
+#else
+  long long here = ranks_sharing_memory;
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(var)) here = std::max(here, std::atoll(v));
+  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  return cores > 0 && here > cores;
+#endif
+}
+
+// The layout from the environment overrides (they describe world ranks) or
+// from shared memory, as one key per rank: the node id, or the lowest world
+// rank sharing memory with it; and whether any rank's machine is
+// oversubscribed.
 int detect_topology(CommContext& ctx) {
   int world_size = 1, world_rank = 0;
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   std::vector<long long> ids;
   std::string source, error;
-  long long key = 0;
   const bool overridden = node_ids_from_env(world_size, ids, source, error);
+  MPI_Comm shm;
+  int rc = MPI_Comm_split_type(ctx.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+  if (rc != MPI_SUCCESS) return rc;
+  int leader = world_rank, sharing = 1;
+  rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(shm, &sharing);
+  MPI_Comm_free(&shm);
+  if (rc != MPI_SUCCESS) return rc;
+  long long mine[2] = {leader, oversubscribed(sharing) ? 1 : 0};
   if (overridden && error.empty()) {
-    key = ids[world_rank];
+    mine[0] = ids[world_rank];
   } else {
-    MPI_Comm shm;
-    int rc = MPI_Comm_split_type(ctx.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-    if (rc != MPI_SUCCESS) return rc;
-    int leader = world_rank;
-    rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
-    MPI_Comm_free(&shm);
-    if (rc != MPI_SUCCESS) return rc;
-    key = leader;
     source = "shared memory";
   }
-  std::vector<long long> keys(ctx.size);
-  const int rc = MPI_Allgather(&key, 1, MPI_LONG_LONG, keys.data(), 1, MPI_LONG_LONG, ctx.comm);
+  std::vector<long long> all(2 * static_cast<size_t>(ctx.size));
+  rc = MPI_Allgather(mine, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, ctx.comm);
   if (rc != MPI_SUCCESS) return rc;
+  std::vector<long long> keys(ctx.size);
+  ctx.oversubscribed = false;
+  for (int r = 0; r < ctx.size; ++r) {
+    keys[r] = all[2 * r];
+    ctx.oversubscribed = ctx.oversubscribed || all[2 * r + 1];
+  }
   ctx.topology = group_by_key(keys, source);
   ctx.topology.error = error;
   return MPI_SUCCESS;

@@ -110,13 +110,17 @@ struct CommContext {
   MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
   int rank = 0, size = 1;
   Topology topology;              // which ranks share a node
+  bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores
   Scratch scratch;
   TypeCache types;
   ~CommContext();
 
   // Schedules depend only on P and the radix: built once per communicator.
   const std::vector<schedule::Step>& tra_steps(int radix);
-  const std::vector<schedule::Step>& linear_steps();
+  const std::vector<schedule::Step>& linear_steps() {
+    if (linear_.empty() && size > 1) linear_ = schedule::linear_steps(size);
+    return linear_;
+  }
   // This rank's part of Traff's clustered schedule for the layout.
   const std::vector<schedule::PeerStep>& clustered_plan();
 

@@ -5,24 +5,19 @@
 
 namespace a2a::detail {
 
-size_t max_message_bytes() {
-  static const size_t limit = [] {
-    const char* v = std::getenv("A2A_MAX_MESSAGE_BYTES");
-    const long long n = v ? std::atoll(v) : 0;
-    return n > 0 && static_cast<size_t>(n) < kMaxMessageBytes ? static_cast<size_t>(n) : kMaxMessageBytes;
-  }();
-  return limit;
-}
+const size_t max_message_limit = [] {
+  const char* v = std::getenv("A2A_MAX_MESSAGE_BYTES");
+  const long long n = v ? std::atoll(v) : 0;
+  return n > 0 && static_cast<size_t>(n) < kMaxMessageBytes ? static_cast<size_t>(n) : kMaxMessageBytes;
+}();
 
-MPI_Request* Requests::next() {
-  if (more_.empty() && n_ < kInline) return &inline_[n_++];
+MPI_Request* Requests::spill() {
   if (more_.empty()) more_.assign(inline_, inline_ + n_);
   more_.emplace_back();
   return &more_.back();
 }
 
-void Requests::recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
-  char* p = static_cast<char*>(buf);
+void Requests::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, next()));
@@ -39,11 +34,6 @@ void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, S
     p += piece;
     bytes -= piece;
   }
-}
-
-void Requests::send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
-  stats.bytes_sent += static_cast<long long>(bytes);
-  post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats);
 }
 
 void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {

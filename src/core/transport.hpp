@@ -13,9 +13,11 @@
 namespace a2a::detail {
 
 constexpr size_t kMaxMessageBytes = size_t{1} << 30;
-// kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (read once; must be the same on
-// every rank) so tests can exercise the splitting with small messages.
-size_t max_message_bytes();
+// kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (read when the library loads;
+// must be the same on every rank) so tests can exercise the splitting with
+// small messages.
+extern const size_t max_message_limit;
+inline size_t max_message_bytes() { return max_message_limit; }
 constexpr int kDataTag = 1;  // the private communicator carries only library traffic
 
 // Requests in flight: up to kInline without touching the heap (a call's
@@ -28,8 +30,17 @@ class Requests {
   }
   Requests(const Requests&) = delete;
   Requests& operator=(const Requests&) = delete;
-  void recv(void* buf, size_t bytes, int src, MPI_Comm comm);
-  void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
+  void recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
+    if (bytes > max_message_bytes()) return recv_pieces(static_cast<char*>(buf), bytes, src, comm);
+    if (bytes > 0) note(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, src, kDataTag, comm, next()));
+  }
+  void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
+    stats.bytes_sent += static_cast<long long>(bytes);
+    if (bytes > max_message_bytes()) return post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats);
+    if (bytes == 0) return;
+    note(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dst, kDataTag, comm, next()));
+    stats.count_message(dst, bytes);
+  }
   // Metadata (block sizes): counted in meta_bytes_sent, not as data.
   void send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats);
   // Derived-datatype message of one element (block lists built by the caller).
@@ -39,7 +50,9 @@ class Requests {
 
  private:
   void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats);
-  MPI_Request* next();
+  void recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm);
+  MPI_Request* next() { return more_.empty() && n_ < kInline ? &inline_[n_++] : spill(); }
+  MPI_Request* spill();
   static constexpr size_t kInline = 64;
   MPI_Request inline_[kInline];
   size_t n_ = 0;                   // requests in inline_ (when more_ is empty)

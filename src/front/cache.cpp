@@ -27,17 +27,11 @@ int forget_on_free(MPI_Datatype, int, void*, void*) {
   return MPI_SUCCESS;
 }
 
-// A handful per thread: applications alternate between few call shapes.
-constexpr size_t kSlots = 8;
-
-struct Cache {
-  std::array<std::unique_ptr<Prepared>, kSlots> slot;
+// Frees the thread's state when the thread ends.
+struct Owner {
+  std::unique_ptr<ThreadState> state;
+  ~Owner() { current_thread_state = nullptr; }
 };
-
-Cache& thread_cache() {
-  thread_local Cache cache;
-  return cache;
-}
 
 bool same_ints(const int* a, const int* b, int n) {
   return a == b || std::memcmp(a, b, sizeof(int) * static_cast<size_t>(n)) == 0;
@@ -58,6 +52,19 @@ bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
 
 }  // namespace
 
+#ifdef A2A_SMPI
+thread_local ThreadState* current_thread_state = nullptr;
+#else
+thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+#endif
+
+ThreadState& make_thread_state() {
+  thread_local Owner owner;
+  owner.state = std::make_unique<ThreadState>();
+  current_thread_state = owner.state.get();
+  return *current_thread_state;
+}
+
 uint64_t generation() { return current.load(std::memory_order_acquire); }
 void invalidate_prepared() { current.fetch_add(1, std::memory_order_acq_rel); }
 
@@ -77,20 +84,20 @@ bool watch_datatype(MPI_Datatype type) {
   return found || MPI_Type_set_attr(type, type_keyval, nullptr) == MPI_SUCCESS;
 }
 
-Prepared* find_prepared(const CallArgs& a) {
-  auto& s = thread_cache().slot;
+Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
+  auto* s = ts.slot;
   const uint64_t gen = generation();
-  for (size_t i = 0; i < kSlots && s[i]; ++i)
+  for (size_t i = 0; i < kPreparedSlots && s[i]; ++i)
     if (matches(*s[i], a, gen)) {
-      if (i > 0) std::rotate(s.begin(), s.begin() + static_cast<long>(i), s.begin() + static_cast<long>(i) + 1);
+      if (i > 0) std::rotate(s, s + i, s + i + 1);
       return s[0].get();
     }
   return nullptr;
 }
 
-Prepared* keep_prepared(std::unique_ptr<Prepared> p) {
-  auto& s = thread_cache().slot;
-  std::rotate(s.begin(), s.end() - 1, s.end());  // the least recent goes
+Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p) {
+  auto* s = ts.slot;
+  std::rotate(s, s + kPreparedSlots - 1, s + kPreparedSlots);  // the least recent goes
   s[0] = std::move(p);
   return s[0].get();
 }

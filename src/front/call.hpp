@@ -102,6 +102,29 @@ int open_comm(MPI_Comm comm, CommContext*& ctx);
 // set whatever happens, so the agreement can run).
 int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
 
+// ---- per thread (cache.cpp) ----
+// The calling thread's last stats and error message, and its prepared
+// calls, most recent first.
+constexpr size_t kPreparedSlots = 8;
+struct ThreadState {
+  Stats stats;
+  std::string error;
+  std::unique_ptr<Prepared> slot[kPreparedSlots];
+};
+ThreadState& make_thread_state();
+// initial-exec: one load from the thread pointer, no call (the pointer is all
+// the static TLS it takes).  SMPI loads a copy of the program per simulated
+// rank, which static TLS could not hold.
+#ifdef A2A_SMPI
+extern thread_local ThreadState* current_thread_state;
+#else
+extern thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec")));
+#endif
+inline ThreadState& thread_state() {
+  ThreadState* t = current_thread_state;
+  return t ? *t : make_thread_state();
+}
+
 // ---- cache (cache.cpp) ----
 // Bumped whenever a communicator a2a knows, a derived datatype a prepared
 // call used, or MPI itself (finalize) goes away: older prepared calls are
@@ -111,8 +134,8 @@ void invalidate_prepared();
 // Registers a delete callback on a derived datatype (predefined ones never
 // go away); false when the MPI library cannot, so the call is not cached.
 bool watch_datatype(MPI_Datatype type);
-Prepared* find_prepared(const CallArgs& a);
-Prepared* keep_prepared(std::unique_ptr<Prepared> p);
+Prepared* find_prepared(ThreadState& ts, const CallArgs& a);
+Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
 
 // ---- agree (agree.cpp) ----
 // One allreduce over the communicator: every rank's error (max), block
@@ -121,7 +144,7 @@ int agree(const Prepared& p, int err, Global& g);
 
 // ---- execute (execute.cpp) ----
 // The whole pipeline of a call.  agree: run the agreement allreduce.
-int run_call(const CallArgs& a, bool agree, Stats& st, std::string& msg);
+int run_call(ThreadState& ts, const CallArgs& a, bool agree, Stats& st, std::string& msg);
 // Fixes p's algorithm when it can be fixed (collective on auto's first use;
 // call after the agreement).  g: the agreed globals, or null.
 int decide(Prepared& p, const Global* g, std::string& msg);

@@ -13,17 +13,6 @@
 namespace a2a::detail {
 namespace {
 
-// Each thread's last call (threads run collectives on their own
-// communicators under MPI_THREAD_MULTIPLE).
-struct ThreadState {
-  Stats stats;
-  std::string error;
-};
-ThreadState& thread_state() {
-  thread_local ThreadState ts;
-  return ts;
-}
-
 std::atomic<bool>& agree_flag() {
   static std::atomic<bool> agree{config().agree};
   return agree;
@@ -67,7 +56,7 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
 int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
   ts.error.clear();
-  return run_call(a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error);
+  return run_call(ts, a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error);
 }
 
 }  // namespace

@@ -83,7 +83,7 @@ int host_call(const CallArgs& a, const Prepared& p, const std::string& spec, con
   h.recvbuf = static_cast<char*>(hr) - p.rti.true_lb;
   h.spec = spec.c_str();
   const long long staging = st.temp_bytes;
-  const int rc = run_call(h, false, st, msg);
+  const int rc = run_call(thread_state(), h, false, st, msg);
   st.temp_bytes += staging;
   if (rc == MPI_SUCCESS) {
     const std::string inner = st.algorithm;

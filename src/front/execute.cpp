@@ -160,8 +160,8 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
   return a.v() ? run_alltoallv(a, p, *res, g ? g->hi : -1, st) : run_alltoall(a, p, *res, st);
 }
 
-int run_call(const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
-  Prepared* p = find_prepared(a);
+int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
+  Prepared* p = find_prepared(ts, a);
   std::unique_ptr<Prepared> fresh;
   int err = MPI_SUCCESS;
   if (!p) {
@@ -190,7 +190,7 @@ int run_call(const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
     st = p->stats;
     return failed(err, msg);
   }
-  if (fresh && fresh->cacheable) p = keep_prepared(std::move(fresh));
+  if (fresh && fresh->cacheable) p = keep_prepared(ts, std::move(fresh));
   return execute(a, *p, do_agree ? &g : nullptr, st, msg);
 }
 

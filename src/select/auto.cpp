@@ -50,13 +50,50 @@ double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf,
   return std::max(0.0, (t[t.size() / 2] - rtt) / (burst - 1));
 }
 
-// alpha, beta (and overhead) of the link between rank 0 and `peer`.
-void measure_link(MPI_Comm comm, int rank, int peer, LinkCost& link, double& overhead) {
+// Extra time per message when a burst is sent with persistent requests
+// made, started and freed for it (Open MPI's basic linear algorithms do
+// this on every call) instead of plain ones (median of a few bursts).
+double persistent_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf) {
+  constexpr int burst = 16, reps = 7;
+  std::vector<MPI_Request> req(burst);
+  std::vector<double> gain;
+  for (int it = -1; it < reps; ++it) {
+    double t[2];
+    for (int persistent = 0; persistent < 2; ++persistent) {
+      char sync = 0;  // the pair starts together
+      MPI_Sendrecv_replace(&sync, 1, MPI_BYTE, rank == 0 ? peer : 0, kTag, rank == 0 ? peer : 0, kTag, comm,
+                           MPI_STATUS_IGNORE);
+      const double t0 = MPI_Wtime();
+      for (int k = 0; k < burst; ++k) {
+        char* p = buf.data() + 8 * k;
+        if (persistent)
+          rank == 0 ? MPI_Send_init(p, 8, MPI_BYTE, peer, kTag, comm, &req[k])
+                    : MPI_Recv_init(p, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
+        else
+          rank == 0 ? MPI_Isend(p, 8, MPI_BYTE, peer, kTag, comm, &req[k])
+                    : MPI_Irecv(p, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
+      }
+      if (persistent) MPI_Startall(burst, req.data());
+      MPI_Waitall(burst, req.data(), MPI_STATUSES_IGNORE);
+      if (persistent)
+        for (auto& r : req) MPI_Request_free(&r);
+      t[persistent] = MPI_Wtime() - t0;
+    }
+    if (it >= 0) gain.push_back((t[1] - t[0]) / burst);
+  }
+  std::nth_element(gain.begin(), gain.begin() + gain.size() / 2, gain.end());
+  return std::max(0.0, gain[gain.size() / 2]);
+}
+
+// alpha, beta, overhead and the persistent-request overhead of the link
+// between rank 0 and `peer`.
+void measure_link(MPI_Comm comm, int rank, int peer, LinkCost& link, double& overhead, double& persistent) {
   constexpr int big = 1 << 18;
   std::vector<char> buf(big);
   link.alpha = half_round_trip(comm, rank, peer, buf, 8, 30);
   link.beta = std::max(0.0, half_round_trip(comm, rank, peer, buf, big, 6) - link.alpha) / big;
   overhead = burst_overhead(comm, rank, peer, buf, 2 * link.alpha);
+  persistent = persistent_overhead(comm, rank, peer, buf);
 }
 
 double measure_copy() {
@@ -111,23 +148,35 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
       const auto& ranks = ctx.topology.ranks;
       const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
       const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
-      double o_intra = 0, o_inter = 0;
+      double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
       if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
-        measure_link(ctx.comm, ctx.rank, intra_peer, m.intra, o_intra);
+        measure_link(ctx.comm, ctx.rank, intra_peer, m.intra, o_intra, p_intra);
       if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
-        measure_link(ctx.comm, ctx.rank, inter_peer, m.inter, o_inter);
-      if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter;
-      if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra;
+        measure_link(ctx.comm, ctx.rank, inter_peer, m.inter, o_inter, p_inter);
+      if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
+      if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
       m.overhead = std::max(o_intra, o_inter);
+      m.persistent = std::max(p_intra, p_inter);
       m.copy = ctx.rank == 0 ? measure_copy() : 0;
-      double v[6] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead, m.copy};
-      if (const int rc = MPI_Bcast(v, 6, MPI_DOUBLE, 0, ctx.comm)) return rc;
-      m = {{v[0], v[1]}, {v[2], v[3]}, v[4], v[5]};
+      double v[7] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead, m.copy, m.persistent};
+      if (const int rc = MPI_Bcast(v, 7, MPI_DOUBLE, 0, ctx.comm)) return rc;
+      m.intra = {v[0], v[1]};
+      m.inter = {v[2], v[3]};
+      m.overhead = v[4];
+      m.copy = v[5];
+      m.persistent = v[6];
     }
-    double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy};
-    const double theirs[] = {env.intra.alpha, env.intra.beta, env.inter.alpha, env.inter.beta, env.overhead, env.copy};
-    for (int k = 0; k < 6; ++k)
+    double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy,
+                      &m.persistent};
+    const double theirs[] = {env.intra.alpha, env.intra.beta, env.inter.alpha, env.inter.beta,
+                             env.overhead,    env.copy,       env.persistent};
+    for (int k = 0; k < 7; ++k)
       if (given & (1u << k)) *mine[k] = theirs[k];
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    m.library = library_from_version(std::string(version, static_cast<size_t>(len)));
+    m.oversubscribed = ctx.oversubscribed;
     a.model = m;
     a.model_ready = true;
   }
@@ -169,17 +218,22 @@ int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& 
           ranges.emplace_back(e.min_bytes, e.max_bytes);
         }
     const bool tuned = covers_all(ranges);
-    bool safe = std::all_of(picks.begin(), picks.end(), same_messages_family);
+    // Sizes are not needed when every possible pick is one algorithm, or
+    // one of the linear family (whose messages match, so ranks may mix them).
+    const auto fixed = [&picks] {
+      return std::all_of(picks.begin(), picks.end(), [&](const std::string& p) { return p == picks[0]; }) ||
+             std::all_of(picks.begin(), picks.end(), same_messages_family);
+    };
+    bool safe = fixed();
     if (safe && !tuned) {
       MachineModel m;
       if (const int rc = machine_model(ctx, m, error)) return rc;
+      // A non-native pick must beat native with the size allreduce added.
+      const double allreduce = model_allreduce(a.layout, m);
       for (long long mean = 1; safe && mean <= (1LL << 30); mean *= 2)
         for (long long skew : {1, 4, 64}) {
-          picks.push_back(model_alltoallv(a.layout, mean, mean * skew, m).front().spec);
-          if (!same_messages_family(picks.back())) {
-            safe = false;
-            break;
-          }
+          picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), m.oversubscribed, allreduce));
+          if (!(safe = fixed())) break;
         }
     }
     if (safe && !picks.empty()) {
@@ -227,8 +281,9 @@ int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long ma
   } else {
     MachineModel m;
     if (const int rc = machine_model(ctx, m, error)) return rc;
-    spec = coll == Collective::alltoall ? model_alltoall(a.layout, mean, m).front().spec
-                                        : model_alltoallv(a.layout, mean, max_bytes, m).front().spec;
+    spec = model_pick(coll == Collective::alltoall ? model_alltoall(a.layout, mean, m)
+                                                   : model_alltoallv(a.layout, mean, max_bytes, m),
+                      m.oversubscribed);
     d.source = "model";
   }
   if (const int rc = resolve(coll, spec, ctx.size, mean, d.resolved, error)) return rc;

@@ -45,15 +45,16 @@ struct AutoState {
 };
 
 // Alltoallv needs the global mean and maximum block (an allreduce) only when
-// auto could pick algorithms that every rank must run alike.  linear,
-// spread-out and scattered send the same messages (one per non-empty pair,
-// same tag, same pieces, all in flight or in MPICH's batches), so ranks could
-// even mix them.  When every algorithm the communicator's tuning entries and
-// the cost model (over block sizes 1 B .. 1 GiB and skews 1, 4, 64) can pick
-// is one of these, auto runs the most frequent of them for every call on
+// auto's choice could depend on them.  When every algorithm the
+// communicator's tuning entries and the cost model (over block sizes 1 B ..
+// 1 GiB and skews 1, 4, 64, each non-native pick paying that allreduce) can
+// pick is one and the same (native, typically), or one of linear,
+// spread-out and scattered (which send the same messages: one per non-empty
+// pair, same tag, same pieces, all in flight or in MPICH's batches, so ranks
+// could even mix them), auto runs it (the most frequent) for every call on
 // this communicator: the same on every rank, with no allreduce.  Sets `out`
-// to that decision, or to null when the sizes are needed.  Collective on
-// the communicator's first auto call.
+// to that decision, or to null when the sizes are needed.  Collective on the
+// communicator's first auto call.
 int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error);
 bool same_messages_family(const std::string& spec);
 

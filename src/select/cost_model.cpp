@@ -27,7 +27,10 @@ class RankClock {
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
   void end_round() {
-    if (n_) t_ += alpha_ + (n_ - 1) * m_.overhead + beta_;
+    if (n_) {
+      t_ += alpha_ + (n_ - 1) * m_.overhead + beta_;
+      ++rounds_;
+    }
     alpha_ = beta_ = 0;
     n_ = 0;
   }
@@ -35,6 +38,7 @@ class RankClock {
     end_round();
     return t_;
   }
+  int rounds() const { return rounds_; }
 
  private:
   const ModelLayout& l_;
@@ -43,6 +47,7 @@ class RankClock {
   double nic_sharers_;
   double t_ = 0, alpha_ = 0, beta_ = 0;
   long long n_ = 0;
+  int rounds_ = 0;
 };
 
 // The ranks whose costs are evaluated: all of them up to 64, then a fixed
@@ -61,17 +66,25 @@ std::vector<int> evaluated_ranks(const ModelLayout& l) {
   return out;
 }
 
-// The worst modelled time over the evaluated ranks of `one_rank(clock, p)`.
+// The worst modelled time (and most rounds) over the evaluated ranks of
+// `one_rank(clock, p)`.
+struct Worst {
+  double seconds = 0;
+  int rounds = 0;
+};
 template <class F>
-double worst(const ModelLayout& l, const MachineModel& m, F&& one_rank) {
-  double t = 0;
+Worst worst(const ModelLayout& l, const MachineModel& m, F&& one_rank) {
+  Worst w;
   for (int p : evaluated_ranks(l)) {
     RankClock clock(l, m, p);
     one_rank(clock, p);
-    t = std::max(t, clock.seconds());
+    w.seconds = std::max(w.seconds, clock.seconds());
+    w.rounds = std::max(w.rounds, clock.rounds());
   }
-  return t;
+  return w;
 }
+
+CostedSpec costed(std::string spec, const Worst& w) { return {std::move(spec), w.seconds, w.rounds}; }
 
 // TRA (and Bruck, radix 2) over `group` (rank p is group[idx]) with blocks
 // of `bs` bytes: rotation in and out, each round packs and unpacks its slots.
@@ -104,6 +117,14 @@ void spread_out(RankClock& c, int p, int P, long long bs) {
   c.copy(bs);
   for (int i = 1; i < P; ++i) c.message((p + i) % P, bs);
   c.end_round();
+}
+
+void pairwise(RankClock& c, int p, int P, long long bs) {
+  c.copy(bs);
+  for (int i = 1; i < P; ++i) {
+    c.message((p + i) % P, bs);
+    c.end_round();
+  }
 }
 
 void factor(RankClock& c, int p, int P, long long bs) {
@@ -164,38 +185,143 @@ std::vector<int> candidate_radices(int P) {
   return r;
 }
 
+namespace {
+
+const CostedSpec* find(const std::vector<CostedSpec>& v, const std::string& spec) {
+  for (const auto& c : v)
+    if (c.spec == spec) return &c;
+  return nullptr;
+}
+
+// native: the library's own choice when known (its persistent requests
+// costing `persistent` per message more), else the best of the algorithms
+// MPI libraries implement, among the candidates.
+void add_native(std::vector<CostedSpec>& out, const LibraryChoice& choice, std::initializer_list<const char*> library,
+                int P, const MachineModel& m) {
+  const CostedSpec* pick = choice.spec.empty() ? nullptr : find(out, choice.spec);
+  if (!pick)
+    for (const char* spec : library) {
+      const CostedSpec* c = find(out, spec);
+      if (c && (!pick || c->seconds < pick->seconds)) pick = c;
+    }
+  const double extra = choice.persistent ? 2.0 * (P - 1) * m.persistent : 0;
+  const CostedSpec native{"native", pick->seconds + extra, pick->rounds};
+  out.insert(out.begin(), native);  // first: ties go to native
+}
+
+}  // namespace
+
+Library library_from_version(const std::string& v) {
+  if (v.find("Open MPI") != std::string::npos) return Library::open_mpi;
+  if (v.find("MPICH") != std::string::npos) return Library::mpich;
+  return Library::other;
+}
+
+LibraryChoice library_alltoall(Library library, int P, long long n) {
+  if (library == Library::mpich) return {n <= 256 && P >= 8 ? "tra:radix=2" : n <= 32768 ? "spread-out" : "pairwise"};
+  if (library != Library::open_mpi) return {};
+  // coll/tuned's fixed rules (Open MPI 4.1): 1 linear, 2 pairwise, 3
+  // modified Bruck, 4 linear with a window (all at once by default), 5 two
+  // processes (one exchange); by block bytes n within each size class.
+  struct Rule {
+    int below_procs;
+    std::vector<std::pair<long long, int>> up_to;  // (n below, algorithm); the last for larger n
+  };
+  static const std::vector<Rule> rules = {
+      {3, {{2, 2}, {4, 5}, {16, 2}, {64, 5}, {256, 2}, {4096, 5}, {32768, 2}, {262144, 4}, {1048576, 5}, {0, 2}}},
+      {8, {{8192, 4}, {16384, 1}, {65536, 4}, {524288, 1}, {1048576, 2}, {0, 1}}},
+      {16, {{262144, 4}, {0, 1}}},
+      {32, {{4, 4}, {512, 3}, {8192, 4}, {32768, 1}, {262144, 4}, {524288, 1}, {0, 4}}},
+      {64, {{512, 3}, {524288, 1}, {0, 4}}},
+      {128, {{1024, 3}, {2048, 1}, {4096, 4}, {262144, 1}, {0, 2}}},
+      {256, {{1024, 3}, {2048, 4}, {262144, 1}, {0, 2}}},
+      {512, {{1024, 3}, {8192, 4}, {32768, 1}, {0, 2}}},
+      {1024, {{512, 3}, {8192, 4}, {16384, 1}, {131072, 4}, {262144, 1}, {0, 2}}},
+      {2048, {{512, 3}, {1024, 4}, {2048, 1}, {16384, 4}, {262144, 1}, {0, 4}}},
+      {4096, {{1024, 3}, {4096, 4}, {8192, 1}, {131072, 4}, {0, 1}}},
+      {1 << 30, {{2048, 3}, {8192, 4}, {16384, 1}, {32768, 4}, {65536, 1}, {0, 4}}}};
+  int algorithm = 1;
+  for (const auto& rule : rules)
+    if (P < rule.below_procs) {
+      for (const auto& [below, a] : rule.up_to) {
+        algorithm = a;
+        if (below && n < below) break;
+      }
+      break;
+    }
+  if (algorithm == 2 || algorithm == 5) return {"pairwise"};
+  return {algorithm == 3 ? "tra:radix=2" : "spread-out", algorithm == 1};
+}
+
+LibraryChoice library_alltoallv(Library library, int P) {
+  if (library == Library::mpich) return {"spread-out"};
+  if (library != Library::open_mpi) return {};
+  const bool pairwise = P < 4 || (P >= 64 && P < 128) || (P >= 256 && P < 1024);
+  return pairwise ? LibraryChoice{"pairwise"} : LibraryChoice{"spread-out", true};
+}
+
+std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribed, double extra) {
+  const CostedSpec& native = *find(ranked, "native");
+  if (oversubscribed) {
+    for (const auto& c : ranked)  // cheapest first, native first among equals
+      if (c.rounds <= 1) return c.spec;
+    return "native";
+  }
+  for (const auto& c : ranked)
+    if (c.spec != "native") return c.seconds + extra <= kNativeMargin * native.seconds ? c.spec : "native";
+  return "native";
+}
+
+double model_allreduce(const ModelLayout& l, const MachineModel& m) {
+  const int P = static_cast<int>(l.node_of.size());
+  int rounds = 0;
+  while ((1 << rounds) < P) ++rounds;
+  return worst(l, m, [&](RankClock& c, int p) {
+    for (int k = 0; k < rounds; ++k) {
+      const int partner = p ^ (1 << k);
+      c.message(partner < P ? partner : (p + (1 << k)) % P, 8);
+      c.end_round();
+    }
+  }).seconds;
+}
+
 std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const MachineModel& m) {
   const int P = static_cast<int>(l.node_of.size());
   std::vector<CostedSpec> out;
-  out.push_back({"spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, bs); })});
-  if (P < 2) return out;
+  out.push_back(costed("spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, bs); })));
+  if (P < 2) {
+    add_native(out, {"spread-out"}, {}, P, m);
+    return out;
+  }
+  out.push_back(costed("pairwise", worst(l, m, [&](RankClock& c, int p) { pairwise(c, p, P, bs); })));
   const auto everyone = all_ranks(P);
   for (int r : candidate_radices(P)) {
     const auto steps = schedule::tra_steps(P, r);
-    out.push_back({"tra:radix=" + std::to_string(r),
-                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, bs); })});
+    out.push_back(costed("tra:radix=" + std::to_string(r),
+                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, bs); })));
   }
-  out.push_back({"factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, bs); })});
+  out.push_back(costed("factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, bs); })));
   if (l.ranks.size() > 1) {
     const auto phases = schedule::clustered_schedule(l.ranks);
-    out.push_back({"clustered", worst(l, m, [&](RankClock& c, int p) {
+    out.push_back(costed("clustered", worst(l, m, [&](RankClock& c, int p) {
                      clustered(c, schedule::clustered_plan(phases, p), p, bs);
-                   })});
+                   })));
   }
   if (multi_node_equal(l)) {
     const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
     for (int r1 : layer_radices(Q))
       for (int r2 : layer_radices(N)) {
         const auto node_steps = schedule::tra_steps(Q, r1), port_steps = schedule::tra_steps(N, r2);
-        out.push_back({"tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2),
+        out.push_back(costed("tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2),
                        worst(l, m, [&](RankClock& c, int p) {
                          const auto [n, q] = place(l, p);
                          tra_rounds(c, node_steps, l.ranks[n], q, N * bs);
                          c.copy(static_cast<long long>(P) * bs);  // regroup by destination node
                          tra_rounds(c, port_steps, port_of(l, q), n, Q * bs);
-                       })});
+                       })));
       }
   }
+  add_native(out, library_alltoall(m.library, P, bs), {"spread-out", "pairwise", "tra:radix=2"}, P, m);
   sort_by_cost(out);
   return out;
 }
@@ -205,27 +331,31 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
   const int P = static_cast<int>(l.node_of.size());
   constexpr long long kMetaPerBlock = sizeof(long long);
   std::vector<CostedSpec> out;
-  out.push_back({"spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, mean); })});
-  if (P < 2) return out;
+  out.push_back(costed("spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, mean); })));
+  if (P < 2) {
+    add_native(out, {"spread-out"}, {}, P, m);
+    return out;
+  }
+  out.push_back(costed("pairwise", worst(l, m, [&](RankClock& c, int p) { pairwise(c, p, P, mean); })));
   const auto everyone = all_ranks(P);
   for (int r : candidate_radices(P)) {
     const auto steps = schedule::tra_steps(P, r);
-    out.push_back({"tuna:radix=" + std::to_string(r),
-                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, mean, kMetaPerBlock); })});
+    out.push_back(costed("tuna:radix=" + std::to_string(r),
+                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, mean, kMetaPerBlock); })));
   }
   {
     const auto steps = schedule::tra_steps(P, 2);
-    out.push_back({"padded-bruck", worst(l, m, [&](RankClock& c, int p) {
+    out.push_back(costed("padded-bruck", worst(l, m, [&](RankClock& c, int p) {
                      c.copy(2LL * P * max_bytes);  // pad in, unpad out
                      tra_rounds(c, steps, everyone, p, max_bytes);
-                   })});
+                   })));
   }
-  out.push_back({"factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, mean); })});
+  out.push_back(costed("factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, mean); })));
   if (l.ranks.size() > 1) {
     const auto phases = schedule::clustered_schedule(l.ranks);
-    out.push_back({"clustered", worst(l, m, [&](RankClock& c, int p) {
+    out.push_back(costed("clustered", worst(l, m, [&](RankClock& c, int p) {
                      clustered(c, schedule::clustered_plan(phases, p), p, mean);
-                   })});
+                   })));
   }
   if (multi_node_equal(l)) {
     const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
@@ -234,7 +364,7 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
       for (int r : layer_radices(Q)) {
         const auto steps = schedule::tra_steps(Q, r);
         const auto plan = schedule::tuna_hier_inter_plan(N, Q, staggered);
-        out.push_back({std::string("tuna-hier:variant=") + (staggered ? "staggered" : "coalesced") +
+        out.push_back(costed(std::string("tuna-hier:variant=") + (staggered ? "staggered" : "coalesced") +
                            ",radix=" + std::to_string(r) + ",block=32",
                        worst(l, m, [&](RankClock& c, int p) {
                          const auto [n, q] = place(l, p);
@@ -244,16 +374,20 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
                            c.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * mean);
                            if (++posted % kInFlight == 0) c.end_round();
                          }
-                       })});
+                       })));
       }
   }
+  add_native(out, library_alltoallv(m.library, P), {"spread-out", "pairwise"}, P, m);
   sort_by_cost(out);
   return out;
 }
 
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error) {
-  static const char* const keys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter", "overhead", "copy"};
-  double* fields[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy};
+  static const char* const keys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter",
+                                     "overhead",    "copy",       "persistent"};
+  constexpr int n = 7;
+  double* fields[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta,
+                      &m.overhead,    &m.copy,       &m.persistent};
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find(',', pos);
@@ -263,12 +397,12 @@ bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given,
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     int k = 0;
-    while (k < 6 && key != keys[k]) ++k;
+    while (k < n && key != keys[k]) ++k;
     char* stop = nullptr;
     const double v = value.empty() ? -1 : std::strtod(value.c_str(), &stop);
-    if (k == 6 || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
+    if (k == n || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
       error = "a2a: A2A_COST_MODEL: expected key=seconds pairs with keys alpha_intra, beta_intra, alpha_inter, "
-              "beta_inter, overhead, copy (0 <= value <= 1), got '" + item + "'";
+              "beta_inter, overhead, copy, persistent (0 <= value <= 1), got '" + item + "'";
       return false;
     }
     *fields[k] = v;

@@ -21,15 +21,28 @@ struct LinkCost {
   double alpha = 0, beta = 0;  // seconds per message, seconds per byte
 };
 
+// The MPI library whose own choices native is costed by.
+enum class Library { other, open_mpi, mpich };
+Library library_from_version(const std::string& mpi_get_library_version);
+
 struct MachineModel {
   LinkCost intra, inter;
   double overhead = 0;  // seconds per extra message posted in the same round
   double copy = 0;      // seconds per byte of local copy (packing, rotations)
+  // Extra seconds per message of a persistent request made, started and
+  // freed per call, as Open MPI's basic linear algorithms do.
+  double persistent = 0;
+  Library library = Library::other;
+  // A machine runs more ranks than it has cores: they are time-sliced, and
+  // every round that waits for another rank's message waits for it to be
+  // scheduled, which no ping-pong measures.
+  bool oversubscribed = false;
 };
 
 struct CostedSpec {
   std::string spec;  // e.g. "tra:radix=4"
   double seconds;
+  int rounds = 0;    // rounds of the busiest evaluated rank
 };
 
 // The layout: node of every rank and ranks of every node (hier/topology.hpp).
@@ -41,17 +54,49 @@ struct ModelLayout {
 // Every candidate with its modelled time, cheapest first (ties: listed order).
 // Alltoall: `mean_bytes` is the block size (max_bytes is ignored).
 // Alltoallv: blocks are modelled at the global mean, padded ones at the max.
+// "native", the MPI library's own, is costed as the algorithm the library
+// runs for the call (library_alltoall(v)), or, for another library, as the
+// best of the algorithms MPI libraries implement (linear, pairwise and
+// radix-2 Bruck; alltoallv: linear and pairwise).
 std::vector<CostedSpec> model_alltoall(const ModelLayout& layout, long long block_bytes, const MachineModel& m);
 std::vector<CostedSpec> model_alltoallv(const ModelLayout& layout, long long mean_bytes, long long max_bytes,
                                         const MachineModel& m);
+
+// The algorithm the MPI library runs by default, as the a2a spec that sends
+// the same messages ("spread-out" for its linear ones, "pairwise",
+// "tra:radix=2" for Bruck), and whether it makes persistent requests per
+// call; spec "" for another library.  Open MPI 4.1's coll/tuned fixed
+// decision rules (its basic linear algorithms use persistent requests);
+// MPICH's defaults (Bruck up to 256-byte blocks from 8 ranks, its scattered
+// linear algorithm up to 32 KiB, then pairwise; scattered for alltoallv).
+struct LibraryChoice {
+  std::string spec;
+  bool persistent = false;
+};
+LibraryChoice library_alltoall(Library library, int P, long long block_bytes);
+LibraryChoice library_alltoallv(Library library, int P);
+
+// What auto runs on the model's ranking.  Native, unless the cheapest other
+// candidate costs at most kNativeMargin of native's time with `extra`
+// seconds added (alltoallv: the size allreduce its choice needs): the
+// margin absorbs the model's error where being wrong costs time against the
+// MPI library.  On an oversubscribed machine rounds cost scheduling slices
+// the model does not know, so only one-round algorithms are run: native if
+// the library's own is one, else the cheapest one-round candidate.
+constexpr double kNativeMargin = 0.8;
+std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribed, double extra = 0);
+
+// One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).
+double model_allreduce(const ModelLayout& layout, const MachineModel& m);
 
 // Radices worth modelling for P ranks: all of 2..P up to P = 64, beyond that
 // the neighbourhood of sqrt(P), the powers of two and P itself.
 std::vector<int> candidate_radices(int P);
 
-// "alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=...,beta_inter=...,overhead=...,copy=..."
+// "alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=...,beta_inter=...,overhead=...,copy=...[,persistent=...]"
 // (A2A_COST_MODEL): fills the keys given, sets `given` bits (1 << key index,
-// in that order); false with a message on anything else.
+// in that order); false with a message on anything else.  The first six
+// (kAllCostKeys) are a whole model; persistent is 0 unless given.
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error);
 constexpr unsigned kAllCostKeys = 0x3f;
 

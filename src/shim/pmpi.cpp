@@ -3,8 +3,8 @@
 //   mpirun -x LD_PRELOAD=/path/liba2a_pmpi.so -x A2A_ALLTOALL=tra ./app
 // (or linked before the MPI library).  MPI_Alltoall and MPI_Alltoallv run
 // the algorithm of A2A_ALLTOALL / A2A_ALLTOALLV (default auto) with MPI's
-// own error semantics: argument checks stay local (A2A_ERROR_CHECK=local
-// unless set), and an error goes to the communicator's error handler.
+// own error semantics: argument checks stay local (a2a's default), and an
+// error goes to the communicator's error handler.
 // A2A_VERBOSE=1 prints what it served per communicator at MPI_Finalize.  What
 // a2a does not serve, intercommunicators, goes to the MPI library's PMPI
 // call.  The library's own collectives are reached through PMPI, so "native"
@@ -23,15 +23,6 @@
 #include "a2a/a2a.hpp"
 
 namespace {
-
-// MPI's semantics: no agreement round unless the user asked for one.
-void shim_defaults() {
-  static const bool once = [] {
-    if (!std::getenv("A2A_ERROR_CHECK")) a2a::set_error_check(a2a::ErrorCheck::local);
-    return true;
-  }();
-  (void)once;
-}
 
 // A2A_VERBOSE=1: per communicator, what the shim served, printed at
 // MPI_Finalize by world rank 0 (its own view of each communicator); what
@@ -60,6 +51,7 @@ int served_call(MPI_Comm comm, F&& call) {
   const double t0 = PMPI_Wtime();
   const int rc = call();
   const double dt = PMPI_Wtime() - t0;
+  if (rc == MPI_ERR_COMM) return rc;  // not served: an intercommunicator, or no communicator
   A2A_Stats st;
   A2A_Last_stats(&st);
   std::lock_guard<std::mutex> guard(served_lock);
@@ -84,25 +76,29 @@ int report(MPI_Comm comm, int rc) {
 
 }  // namespace
 
+// a2a refuses intercommunicators with MPI_ERR_COMM before any
+// communication; only then is the communicator asked, so the common call
+// pays nothing for the check.
 extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  if (inter(comm)) return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  shim_defaults();
-  return report(comm, served_call(comm, [&] {
-                  return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
-                }));
+  const int rc = served_call(comm, [&] {
+    return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
+  });
+  if (rc == MPI_ERR_COMM && inter(comm))
+    return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+  return report(comm, rc);
 }
 
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm) {
-  if (inter(comm))
+  const int rc = served_call(comm, [&] {
+    return A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                         nullptr);
+  });
+  if (rc == MPI_ERR_COMM && inter(comm))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
-  shim_defaults();
-  return report(comm, served_call(comm, [&] {
-                  return A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                       comm, nullptr);
-                }));
+  return report(comm, rc);
 }
 
 extern "C" int MPI_Finalize(void) {

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <string>
 
 #include "select/cost_model.hpp"
 
@@ -29,6 +30,19 @@ double cost_of(const std::vector<CostedSpec>& v, const std::string& spec) {
 }
 MachineModel flat(double alpha, double beta, double overhead, double copy = 0) {
   return {{alpha, beta}, {alpha, beta}, overhead, copy};
+}
+// The cheapest candidate that is not native.
+std::string best_other(const std::vector<CostedSpec>& v) {
+  for (const auto& c : v)
+    if (c.spec != "native") return c.spec;
+  return "";
+}
+const CostedSpec& entry(const std::vector<CostedSpec>& v, const std::string& spec) {
+  for (const auto& c : v)
+    if (c.spec == spec) return c;
+  static const CostedSpec none{"none", -1, -1};
+  ADD_FAILURE() << spec << " not modelled";
+  return none;
 }
 }  // namespace
 
@@ -67,16 +81,16 @@ TEST(CostModel, PapersRegimes) {
   // Latency bound (tiny blocks, each extra message costs its overhead): few
   // rounds win, a small radix; bandwidth bound: each block sent once.
   const auto small = model_alltoall(nodes_of({64}), 8, flat(2e-6, 1e-10, 1e-6));
-  EXPECT_EQ(small.front().spec.rfind("tra:radix=", 0), 0u) << small.front().spec;
+  EXPECT_EQ(best_other(small).rfind("tra:radix=", 0), 0u) << best_other(small);
   const auto large = model_alltoall(nodes_of({64}), 1 << 20, flat(2e-6, 1e-10, 1e-6));
-  EXPECT_EQ(large.front().spec, "spread-out");
+  EXPECT_EQ(best_other(large), "spread-out");
   // Non-uniform, tiny blocks: a log-round algorithm (padded Bruck, whose one
   // message per round beats TuNA's two there, or TuNA); huge mean: spread-out.
-  const auto tiny = model_alltoallv(nodes_of({64}), 8, 64, flat(2e-6, 1e-10, 1e-6)).front().spec;
+  const auto tiny = best_other(model_alltoallv(nodes_of({64}), 8, 64, flat(2e-6, 1e-10, 1e-6)));
   EXPECT_TRUE(tiny == "padded-bruck" || tiny.rfind("tuna:radix=", 0) == 0) << tiny;
-  EXPECT_EQ(model_alltoallv(nodes_of({64}), 64, 64, flat(2e-6, 1e-10, 1e-6)).front().spec, "padded-bruck");
-  EXPECT_EQ(model_alltoallv(nodes_of({64}), 64, 16384, flat(2e-6, 1e-10, 1e-6)).front().spec.rfind("tuna:radix=", 0), 0u);
-  EXPECT_EQ(model_alltoallv(nodes_of({64}), 1 << 20, 1 << 21, flat(2e-6, 1e-10, 1e-6)).front().spec, "spread-out");
+  EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 64, 64, flat(2e-6, 1e-10, 1e-6))), "padded-bruck");
+  EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 64, 16384, flat(2e-6, 1e-10, 1e-6))).rfind("tuna:radix=", 0), 0u);
+  EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 1 << 20, 1 << 21, flat(2e-6, 1e-10, 1e-6))), "spread-out");
   // Padding costs the maximum: with a very skewed workload padded-bruck loses to tuna radix 2.
   const auto skewed = model_alltoallv(nodes_of({16}), 64, 64 << 10, flat(2e-6, 1e-9, 1e-6));
   EXPECT_GT(cost_of(skewed, "padded-bruck"), cost_of(skewed, "tuna:radix=2"));
@@ -92,7 +106,70 @@ TEST(CostModel, CandidateRadices) {
   EXPECT_EQ(std::find(r1000.begin(), r1000.end(), 100), r1000.end());
   EXPECT_TRUE(std::is_sorted(r1000.begin(), r1000.end()));
   EXPECT_TRUE(candidate_radices(1).empty());
-  EXPECT_EQ(model_alltoall(nodes_of({1}), 8, flat(1, 1, 1)).front().spec, "spread-out");
+  EXPECT_EQ(model_alltoall(nodes_of({1}), 8, flat(1, 1, 1)).front().spec, "native");  // ties go to native
+}
+
+// native costs what the library's own choice costs: Open MPI 4.1's fixed
+// rules, MPICH's defaults, otherwise the best of linear, pairwise and Bruck.
+TEST(CostModel, NativeIsTheLibrarysOwnChoice) {
+  // Open MPI's rules, spot checks against coll_tuned_decision_fixed.c.
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 2, 16).spec, "pairwise");     // two_proc
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 2, 8).spec, "pairwise");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 4, 16).spec, "spread-out");   // linear_sync
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 7, 600000).spec, "pairwise");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 8, 16).spec, "spread-out");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 16, 16).spec, "tra:radix=2");  // modified Bruck
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 16, 2).spec, "spread-out");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 16, 512).spec, "spread-out");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 100, 1 << 20).spec, "pairwise");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 1024, 256).spec, "tra:radix=2");
+  EXPECT_EQ(library_alltoall(Library::open_mpi, 5000, 1 << 20).spec, "spread-out");
+  EXPECT_EQ(library_alltoall(Library::mpich, 8, 256).spec, "tra:radix=2");
+  EXPECT_EQ(library_alltoall(Library::mpich, 4, 256).spec, "spread-out");
+  EXPECT_EQ(library_alltoall(Library::mpich, 64, 65536).spec, "pairwise");
+  EXPECT_EQ(library_alltoall(Library::other, 64, 16).spec, "");
+  EXPECT_EQ(library_alltoallv(Library::open_mpi, 3).spec, "pairwise");
+  EXPECT_EQ(library_alltoallv(Library::open_mpi, 16).spec, "spread-out");
+  EXPECT_EQ(library_alltoallv(Library::mpich, 3).spec, "spread-out");
+  // Open MPI's basic linear (alltoall 8-16 KiB at P < 8; alltoallv at 4..63 ranks) makes persistent requests.
+  EXPECT_TRUE(library_alltoall(Library::open_mpi, 4, 10000).persistent);
+  EXPECT_FALSE(library_alltoall(Library::open_mpi, 4, 1000).persistent);
+  EXPECT_TRUE(library_alltoallv(Library::open_mpi, 16).persistent);
+  EXPECT_EQ(library_from_version("Open MPI v4.1.4, package: Debian OpenMPI"), Library::open_mpi);
+  EXPECT_EQ(library_from_version("MPICH Version:\t4.0.2"), Library::mpich);
+
+  MachineModel m = flat(2e-6, 1e-10, 1e-6);
+  m.library = Library::open_mpi;
+  const auto v = model_alltoall(nodes_of({16}), 16, m);
+  EXPECT_DOUBLE_EQ(entry(v, "native").seconds, entry(v, "tra:radix=2").seconds);
+  EXPECT_EQ(entry(v, "native").rounds, 4);
+  EXPECT_EQ(entry(model_alltoall(nodes_of({16}), 1024, m), "native").rounds, 1);
+  m.library = Library::other;
+  const auto w = model_alltoall(nodes_of({16}), 1024, m);
+  EXPECT_DOUBLE_EQ(entry(w, "native").seconds,
+                   std::min({entry(w, "spread-out").seconds, entry(w, "pairwise").seconds, entry(w, "tra:radix=2").seconds}));
+}
+
+// auto runs native unless another candidate is modelled at most
+// kNativeMargin of native's time (with the size allreduce for alltoallv);
+// oversubscribed, one-round algorithms only.
+TEST(CostModel, PickRule) {
+  const std::vector<CostedSpec> close = {{"native", 10, 4}, {"tra:radix=3", 8.5, 3}, {"spread-out", 12, 1}};
+  EXPECT_EQ(model_pick(close, false), "native");
+  const std::vector<CostedSpec> clear = {{"tra:radix=3", 7.9, 3}, {"native", 10, 4}, {"spread-out", 12, 1}};
+  EXPECT_EQ(model_pick(clear, false), "tra:radix=3");
+  EXPECT_EQ(model_pick(clear, false, 0.2), "native");  // the allreduce eats the gain
+  EXPECT_EQ(model_pick(clear, true), "spread-out");    // native's Bruck has 4 rounds
+  const std::vector<CostedSpec> linear = {{"tra:radix=3", 5, 3}, {"native", 10, 1}, {"spread-out", 10, 1}};
+  EXPECT_EQ(model_pick(linear, true), "native");
+  // Open MPI's basic linear pays its persistent requests: spread-out is cheaper.
+  MachineModel m = flat(2e-6, 1e-10, 1e-6);
+  m.library = Library::open_mpi;
+  m.persistent = 1e-6;
+  const auto v = model_alltoallv(nodes_of({16}), 64, 64, m);
+  EXPECT_DOUBLE_EQ(entry(v, "native").seconds, entry(v, "spread-out").seconds + 30e-6);
+  EXPECT_EQ(model_pick(v, true), "spread-out");
+  EXPECT_GT(model_allreduce(nodes_of({16}), flat(1, 0, 0)), 3.9);  // 4 rounds of recursive doubling
 }
 
 TEST(CostModel, EnvironmentText) {
