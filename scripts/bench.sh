@@ -16,9 +16,10 @@
 #  6. Where a CUDA device is found: `a2a bench --device cuda` at P = 2, 4, 8
 #     ranks sharing the GPU(s), alltoall 16 B .. 64 MiB and alltoallv
 #     (results/gpu-*.csv, tables in results/gpu-*.txt); skipped otherwise.
-# a2a rows run with A2A_ERROR_CHECK=local (no per-call agreement, as MPI);
-# the agree/auto row prices the default mode.  Compare ratios within one
-# run: 2 shared cores make absolute times noisy.
+# a2a rows run in the library's default error mode (local, as MPI); the
+# agree/auto row prices the agree mode.  Compare ratios within one run: 2
+# shared cores make absolute times noisy.  The summary lines of every run
+# (auto and the best a2a row against native) come last.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -38,22 +39,22 @@ run() { mpirun -x A2A_TUNING_FILE "$@"; }
 
 # 2. Bench.
 for np in 4 8 16; do
-  run -np "$np" $a2a bench -m 16:65536 -i 100 -x 10 -c --error-check local --csv "results/bench-p$np.csv"
-  run -np "$np" $a2a bench --sweep-radix -m 16:65536 -i 30 -x 3 -c --error-check local --csv "results/sweep-p$np.csv"
+  run -np "$np" $a2a bench -m 16:65536 -i 100 -x 10 -c --csv "results/bench-p$np.csv"
+  run -np "$np" $a2a bench --sweep-radix -m 16:65536 -i 30 -x 3 -c --csv "results/sweep-p$np.csv"
 done
 run -np 8 $a2a bench --collective alltoallv --workload uniform -m 16:16384 -i 100 -x 10 -c \
-  --error-check local --csv results/bench-v-p8.csv
+  --csv results/bench-v-p8.csv
 for np in 4 8 16; do
   run -np "$np" $a2a bench --collective alltoallv --workload uniform --sweep-radix -m 16:16384 -i 30 -x 3 -c \
-    --error-check local --csv "results/sweep-v-p$np.csv"
+    --csv "results/sweep-v-p$np.csv"
 done
 # Node-aware algorithms on virtual nodes: four nodes of 4, and unequal nodes of 2, 3, 5, 6.
 for layout in "A2A_NODE_SIZE=4" "A2A_NODE_SIZES=2,3,5,6"; do
   name=$(echo "$layout" | tr -c 'A-Za-z0-9\n' '-' | tr 'A-Z' 'a-z')
-  env "$layout" mpirun -x "${layout%%=*}" -np 16 $a2a bench -m 16:4096 -i 50 -x 5 -c --error-check local \
+  env "$layout" mpirun -x "${layout%%=*}" -np 16 $a2a bench -m 16:4096 -i 50 -x 5 -c \
     -a tra2 -a tra:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-p16-$name.csv"
   env "$layout" mpirun -x "${layout%%=*}" -np 16 $a2a bench --collective alltoallv --workload uniform \
-    -m 16:4096 -i 50 -x 5 -c --error-check local -a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered \
+    -m 16:4096 -i 50 -x 5 -c -a tuna-hier:variant=coalesced -a tuna-hier:variant=staggered \
     -a tuna:radix=auto -a clustered -a factor -a spread-out --csv "results/bench-v-p16-$name.csv"
 done
 
@@ -63,15 +64,15 @@ for np in 4 8 16; do
   for mode in tuned model; do
     env_run=(run); [ $mode = model ] && env_run=(env -u A2A_TUNING_FILE mpirun)
     "${env_run[@]}" -np "$np" $a2a bench --sweep-radix "${fixed[@]}" -a bruck-zero-rotation -m 16:262144 -i 20 -x 3 \
-      -c --error-check local --csv "results/avb-$mode-p$np.csv"
+      -c --csv "results/avb-$mode-p$np.csv"
     for w in uniform power-law; do
       "${env_run[@]}" -np "$np" $a2a bench --collective alltoallv --workload $w --sweep-radix "${fixed[@]}" \
-        -a padded-bruck -a two-phase-bruck -m 16:262144 -i 20 -x 3 -c --error-check local \
+        -a padded-bruck -a two-phase-bruck -m 16:262144 -i 20 -x 3 -c \
         --csv "results/avb-$mode-v-$w-p$np.csv"
     done
   done
 done
-# Alltoallv again with every row agreeing on errors (the default mode): auto's
+# Alltoallv again with every row agreeing on errors (the agree mode): auto's
 # global mean/max allreduce is then the agreement one, shared by all rows.
 for np in 4 8 16; do
   for w in uniform power-law; do
@@ -101,5 +102,11 @@ if build/tests/test_cuda_ipc --probe; then
       --csv "results/gpu-v-p$np.csv" | tee "results/gpu-v-p$np.txt"
   done
 else
-  echo "no CUDA device here: the GPU bench (step 5) is skipped"
+  echo "no CUDA device here: the GPU bench (step 6) is skipped"
 fi
+
+# The summary lines of every bench run: auto and the best a2a row over native.
+echo "== summary (auto and the best a2a row over native, per run)"
+for f in results/bench-p*.csv results/bench-v-p*.csv results/avb-*.csv; do
+  /usr/bin/python3 tools/summarize_bench.py --summary "$f"
+done

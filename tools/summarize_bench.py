@@ -4,12 +4,37 @@ as a Markdown table, plus the best a2a row per size and, where tuna or tra
 rows are present, the best radix per size.
 
 usage: summarize_bench.py BENCH.csv [BENCH.csv ...]
+       summarize_bench.py --summary BENCH.csv   (the bench's summary lines: auto
+       and the best a2a row over native, geometric mean and worst over the sizes)
 """
 import csv
+import math
 import sys
 
 
+def summary(path):
+    rows = list(csv.DictReader(open(path, newline="")))
+    by = {}
+    for r in rows:
+        by.setdefault(int(r["bytes"]), {})[r["algorithm"]] = float(r["median_us"])
+    lines = []
+    for label, pick in (("auto/native", lambda v: v.get("auto")),
+                        ("best a2a/native", lambda v: min((t for a, t in v.items()
+                                                           if a != "native" and not a.startswith("twin:")),
+                                                          default=None))):
+        ratios = [(pick(v) / v["native"], b) for b, v in by.items() if "native" in v and pick(v)]
+        if ratios:
+            g = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
+            w, at = max(ratios)
+            lines.append(f"{label} geometric mean {g:.3f}, worst {w:.3f} (at {at} B)")
+    print(f"{path}: P = {rows[0]['procs']}, {rows[0]['collective']} {rows[0]['workload']}: " + "; ".join(lines))
+
+
 def main():
+    if sys.argv[1:2] == ["--summary"]:
+        for path in sys.argv[2:]:
+            summary(path)
+        return
     for path in sys.argv[1:]:
         rows = list(csv.DictReader(open(path, newline="")))
         sizes = sorted({int(r["bytes"]) for r in rows})

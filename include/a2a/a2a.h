@@ -1,7 +1,9 @@
 /* a2a: configurable all-to-all collectives for MPI.
  *
- * Every call is MPI-shaped and returns MPI_SUCCESS or an MPI error class,
- * the same on every rank of the communicator.  `algorithm` is a spec string
+ * Every call is MPI-shaped and returns MPI_SUCCESS or an MPI error class:
+ * each rank's own argument errors, as MPI libraries check them, or with
+ * a2a::set_error_check (A2A_ERROR_CHECK=agree) the same class on every rank
+ * of the communicator.  `algorithm` is a spec string
  * "name[:key=value[,key=value...]]" (see `a2a list`); NULL means the
  * environment variable A2A_ALLTOALL (A2A_ALLTOALLV for the v-variant), else
  * "auto". */
@@ -35,11 +37,12 @@ int A2A_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls
                   MPI_Comm comm, const char *algorithm);
 
 /* Persistent calls, in the shape of MPI-4's persistent collectives: init
- * checks the arguments, agrees on them across ranks and resolves the
- * algorithm once (collective); each A2A_Start then runs the exchange on the
- * buffers' current contents without any of that (blocking, collective).  The
- * buffers and count/displacement arrays must stay valid and unchanged in
- * shape until A2A_Plan_free, and the communicator alive. */
+ * checks the arguments, agrees on them across ranks (whatever the error
+ * mode) and resolves the algorithm once (collective); each A2A_Start then
+ * runs the exchange on the buffers' current contents without any of that
+ * (blocking, collective).  The buffers and count/displacement arrays must
+ * stay valid and unchanged in shape until A2A_Plan_free, and the
+ * communicator alive. */
 typedef struct A2A_Plan_s *A2A_Plan;
 int A2A_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
                       void *recvbuf, int recvcount, MPI_Datatype recvtype,

@@ -6,13 +6,15 @@
 
 namespace a2a {
 
-// How argument errors are made the same on every rank.
-//  agree (default): one 3-integer MPI_Allreduce per call folds every rank's
-//    local checks, so a bad argument on any one rank fails the call on all.
-//  local: no extra communication; errors agree only when every rank passes
-//    the same (bad) arguments, as MPI itself assumes.  For production runs.
-// The initial mode comes from A2A_ERROR_CHECK=agree|local; set_error_check
-// changes it for this process (every rank of a communicator must match).
+// How argument errors reach the ranks.
+//  local (default): each rank checks its own arguments before any
+//    communication, as MPI libraries do; errors agree when every rank passes
+//    the same (bad) arguments, as MPI itself assumes.
+//  agree: one 6-integer MPI_Allreduce per call folds every rank's checks, so
+//    a bad argument on any one rank fails the call on all (for debugging).
+// Plans agree once, at init, in either mode.  The initial mode comes from
+// A2A_ERROR_CHECK=agree|local; set_error_check changes it for this process
+// (every rank of a communicator must match).
 enum class ErrorCheck { agree, local };
 void set_error_check(ErrorCheck mode);
 ErrorCheck error_check();

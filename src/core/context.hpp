@@ -26,12 +26,15 @@ struct GpuStateFree {
 };
 
 struct Stats {
-  char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
   long long inter_node_messages = 0, inter_node_bytes = 0;
   const char* decided_by = "";   // "tuning" or "model" when auto chose
   const int* node_of = nullptr;  // the communicator's layout, to tell inter-node messages
   int my_node = 0;
+  // The prepared call (its serial number) whose name `algorithm` holds, so a
+  // repeated call does not copy it again; 0 when written otherwise.
+  unsigned long long named_from = 0;
+  char algorithm[128] = {};  // the resolved spec, as in A2A_Stats
   void count_message(int dst, size_t bytes) {
     ++messages;
     if (node_of && node_of[dst] != my_node) {

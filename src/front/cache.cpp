@@ -66,6 +66,22 @@ ThreadState& make_thread_state() {
 }
 
 uint64_t generation() { return current.load(std::memory_order_acquire); }
+
+uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the spec, then the fields mixed in
+  uint64_t h = 1469598103934665603ull;
+  for (const char* c = a.spec; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
+  const uint64_t fields[] = {gen,
+                             reinterpret_cast<uintptr_t>(a.comm),
+                             reinterpret_cast<uintptr_t>(a.sendbuf),
+                             reinterpret_cast<uintptr_t>(a.recvbuf),
+                             reinterpret_cast<uintptr_t>(a.stype),
+                             reinterpret_cast<uintptr_t>(a.rtype),
+                             (static_cast<uint64_t>(static_cast<uint32_t>(a.scount)) << 32) |
+                                 static_cast<uint32_t>(a.rcount),
+                             static_cast<uint64_t>(a.coll)};
+  for (uint64_t f : fields) h = (h ^ f) * 0x9e3779b97f4a7c15ull;
+  return h ^ (h >> 29);
+}
 void invalidate_prepared() { current.fetch_add(1, std::memory_order_acq_rel); }
 
 bool watch_datatype(MPI_Datatype type) {
@@ -85,21 +101,24 @@ bool watch_datatype(MPI_Datatype type) {
 }
 
 Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
-  auto* s = ts.slot;
-  const uint64_t gen = generation();
-  for (size_t i = 0; i < kPreparedSlots && s[i]; ++i)
-    if (matches(*s[i], a, gen)) {
-      if (i > 0) std::rotate(s, s + i, s + i + 1);
-      return s[0].get();
+  const uint64_t gen = generation(), key = signature_hash(a, gen);
+  for (size_t i = 0; i < kPreparedSlots; ++i)
+    if (ts.key[i] == key && ts.slot[i] && matches(*ts.slot[i], a, gen)) {
+      if (i > 0) {  // most recent first
+        std::rotate(ts.slot, ts.slot + i, ts.slot + i + 1);
+        std::rotate(ts.key, ts.key + i, ts.key + i + 1);
+      }
+      return ts.slot[0].get();
     }
   return nullptr;
 }
 
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p) {
-  auto* s = ts.slot;
-  std::rotate(s, s + kPreparedSlots - 1, s + kPreparedSlots);  // the least recent goes
-  s[0] = std::move(p);
-  return s[0].get();
+  std::rotate(ts.slot, ts.slot + kPreparedSlots - 1, ts.slot + kPreparedSlots);  // the least recent goes
+  std::rotate(ts.key, ts.key + kPreparedSlots - 1, ts.key + kPreparedSlots);
+  ts.key[0] = p->key;
+  ts.slot[0] = std::move(p);
+  return ts.slot[0].get();
 }
 
 }  // namespace a2a::detail

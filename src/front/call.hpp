@@ -65,8 +65,10 @@ struct Prepared {
   // The signature: a later call matches when all of these are equal.
   CallArgs args;              // pointers to arrays are not compared ...
   std::string spec;
+  uint64_t key = 0;           // hash of the signature (but the arrays' contents) and generation
   std::vector<int> counts;    // ... their contents are: scounts, sdispls, rcounts, rdispls
   uint64_t generation = 0;    // cache.hpp: communicators and datatypes freed since
+  uint64_t serial = 0;        // unique per prepared call (Stats::named_from)
   bool cacheable = true;
 
   CommContext* ctx = nullptr;
@@ -105,10 +107,13 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
 // ---- per thread (cache.cpp) ----
 // The calling thread's last stats and error message, and its prepared
 // calls, most recent first.
-constexpr size_t kPreparedSlots = 8;
+constexpr size_t kPreparedSlots = 16;
 struct ThreadState {
   Stats stats;
   std::string error;
+  // Side by side, a hash of each slot's signature: a lookup reads one or two
+  // cache lines, not every prepared call.
+  uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
 };
 ThreadState& make_thread_state();
@@ -131,6 +136,8 @@ inline ThreadState& thread_state() {
 // then never matched.
 uint64_t generation();
 void invalidate_prepared();
+// The hash of a call's signature (not the contents of alltoallv's arrays).
+uint64_t signature_hash(const CallArgs& a, uint64_t generation);
 // Registers a delete callback on a derived datatype (predefined ones never
 // go away); false when the MPI library cannot, so the call is not cached.
 bool watch_datatype(MPI_Datatype type);
@@ -148,6 +155,9 @@ int run_call(ThreadState& ts, const CallArgs& a, bool agree, Stats& st, std::str
 // Fixes p's algorithm when it can be fixed (collective on auto's first use;
 // call after the agreement).  g: the agreed globals, or null.
 int decide(Prepared& p, const Global* g, std::string& msg);
+// A call's stats start from its prepared call's (the name copied only when
+// the last call's came from elsewhere).
+void begin_stats(Stats& st, const Prepared& p);
 // Runs a prepared call whose arguments every rank has checked.
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg);
 // The message of an error found on another rank.

@@ -3,6 +3,7 @@
 // bytes, where the buffers live and the spec resolved.  No communication
 // here but the communicator's first use (get_context).
 #include <algorithm>
+#include <atomic>
 
 #include "core/regions.hpp"
 #include "front/call.hpp"
@@ -171,8 +172,11 @@ int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg) {
 
 int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) {
   p.args = a;
+  static std::atomic<uint64_t> serials{0};
+  p.serial = ++serials;
   p.spec = a.spec;
   p.generation = generation();
+  p.key = signature_hash(a, p.generation);
   p.ctx = &ctx;
   p.P = ctx.size;
   p.stats.node_of = ctx.topology.node_of.data();

@@ -15,6 +15,7 @@ const char* const kMixedPlacement = "a2a: some ranks pass device buffers and oth
 
 void name_algorithm(Stats& st, const std::string& canonical) {
   std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
+  st.named_from = 0;
 }
 
 // Stats for the fallback algorithm: counts start over, what the first one
@@ -138,11 +139,30 @@ int decide(Prepared& p, const Global*, std::string& msg) {
   return MPI_SUCCESS;
 }
 
+void begin_stats(Stats& st, const Prepared& p) {
+  const Stats& t = p.stats;
+  st.rounds = t.rounds;
+  st.messages = t.messages;
+  st.blocks_sent = t.blocks_sent;
+  st.bytes_sent = t.bytes_sent;
+  st.meta_bytes_sent = t.meta_bytes_sent;
+  st.temp_bytes = t.temp_bytes;
+  st.inter_node_messages = t.inter_node_messages;
+  st.inter_node_bytes = t.inter_node_bytes;
+  st.decided_by = t.decided_by;
+  st.node_of = t.node_of;
+  st.my_node = t.my_node;
+  if (st.named_from != p.serial || !p.decided) {
+    std::memcpy(st.algorithm, t.algorithm, sizeof st.algorithm);
+    st.named_from = p.decided ? p.serial : 0;
+  }
+}
+
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
   if (!p.decided)
     if (const int rc = decide(p, g, msg)) return rc;
-  st = p.stats;
+  begin_stats(st, p);
   const Resolved* res = &p.chosen;
   Global sizes;
   if (!p.decided) {  // alltoallv auto on the global mean and largest block

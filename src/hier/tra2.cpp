@@ -49,6 +49,7 @@ int tra2(const UniformCall& c, const Params& prm) {
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
   const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
+  c.stats.named_from = 0;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d",
                 std::max(2, r1), std::max(2, r2));
 

@@ -38,6 +38,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
   const int n = topo.node_of[c.rank()];
   const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
+  c.stats.named_from = 0;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d",
                 coalesced ? "coalesced" : "staggered", r, prm.block);
 

@@ -33,7 +33,7 @@ double half_round_trip(MPI_Comm comm, int rank, int peer, std::vector<char>& buf
 // Extra time per message when `burst` small ones are posted together,
 // beyond one round trip (median of a few bursts).
 double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, double rtt) {
-  constexpr int burst = 16, reps = 7;
+  constexpr int burst = 16, reps = 3;
   std::vector<MPI_Request> req(burst);
   std::vector<double> t;
   for (int it = -1; it < reps; ++it) {
@@ -54,7 +54,7 @@ double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf,
 // made, started and freed for it (Open MPI's basic linear algorithms do
 // this on every call) instead of plain ones (median of a few bursts).
 double persistent_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf) {
-  constexpr int burst = 16, reps = 7;
+  constexpr int burst = 16, reps = 3;
   std::vector<MPI_Request> req(burst);
   std::vector<double> gain;
   for (int it = -1; it < reps; ++it) {
@@ -87,20 +87,23 @@ double persistent_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>&
 
 // alpha, beta, overhead and the persistent-request overhead of the link
 // between rank 0 and `peer`.
-void measure_link(MPI_Comm comm, int rank, int peer, LinkCost& link, double& overhead, double& persistent) {
-  constexpr int big = 1 << 18;
+// The measurement is kept short (well under a millisecond on a node): a
+// program's first auto call pays it.
+void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& link, double& overhead,
+                  double& persistent) {
+  constexpr int big = 1 << 16;
   std::vector<char> buf(big);
-  link.alpha = half_round_trip(comm, rank, peer, buf, 8, 30);
-  link.beta = std::max(0.0, half_round_trip(comm, rank, peer, buf, big, 6) - link.alpha) / big;
+  link.alpha = half_round_trip(comm, rank, peer, buf, 8, 10);
+  link.beta = std::max(0.0, half_round_trip(comm, rank, peer, buf, big, 3) - link.alpha) / big;
   overhead = burst_overhead(comm, rank, peer, buf, 2 * link.alpha);
-  persistent = persistent_overhead(comm, rank, peer, buf);
+  persistent = open_mpi ? persistent_overhead(comm, rank, peer, buf) : 0;  // only Open MPI's are costed
 }
 
 double measure_copy() {
-  constexpr size_t bytes = 1 << 20;
+  constexpr size_t bytes = 1 << 16;
   std::vector<char> a(bytes, 1), b(bytes);
   std::vector<double> t;
-  for (int it = -1; it < 5; ++it) {
+  for (int it = -1; it < 3; ++it) {
     const double t0 = MPI_Wtime();
     std::memcpy(b.data(), a.data(), bytes);
     volatile char sink = b[(bytes / 2 + it) % bytes];  // keeps the copy
@@ -144,15 +147,25 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
     unsigned given = 0;
     if (!env_model(env, given, error)) return MPI_ERR_ARG;
     MachineModel m;
-    if (given != kAllCostKeys && ctx.size > 1) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    MPI_Get_library_version(version, &len);
+    m.library = library_from_version(std::string(version, static_cast<size_t>(len)));
+    m.oversubscribed = ctx.oversubscribed;
+    // Oversubscribed, the rule (one-round algorithms only) needs no
+    // parameters: the library's persistent requests count as costlier,
+    // anything else as equal.
+    const bool measure = given != kAllCostKeys && ctx.size > 1 && !m.oversubscribed;
+    if (!measure) m.persistent = 1e-7;
+    if (measure) {
       const auto& ranks = ctx.topology.ranks;
       const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
       const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
       double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
       if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
-        measure_link(ctx.comm, ctx.rank, intra_peer, m.intra, o_intra, p_intra);
+        measure_link(ctx.comm, ctx.rank, intra_peer, m.library == Library::open_mpi, m.intra, o_intra, p_intra);
       if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
-        measure_link(ctx.comm, ctx.rank, inter_peer, m.inter, o_inter, p_inter);
+        measure_link(ctx.comm, ctx.rank, inter_peer, m.library == Library::open_mpi, m.inter, o_inter, p_inter);
       if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
       if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
       m.overhead = std::max(o_intra, o_inter);
@@ -172,11 +185,6 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
                              env.overhead,    env.copy,       env.persistent};
     for (int k = 0; k < 7; ++k)
       if (given & (1u << k)) *mine[k] = theirs[k];
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(version, &len);
-    m.library = library_from_version(std::string(version, static_cast<size_t>(len)));
-    m.oversubscribed = ctx.oversubscribed;
     a.model = m;
     a.model_ready = true;
   }

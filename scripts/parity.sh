@@ -1,0 +1,112 @@
+#!/usr/bin/env bash
+# a2a against the MPI library it wraps, on this machine (docs/results.md):
+#   overhead  the call path at P = 1 and 2 (no oversubscription), 16 B .. 1 KiB:
+#             MPI, a2a's native, a started plan, spread-out and auto, in the
+#             default (local) and the agree mode; -b 100 calls per sample
+#   twins     each a2a algorithm against the library's own forced to the same
+#             algorithm (a2a bench --twins) at P = 2, 4, 8, Open MPI and MPICH
+#   tune      a2a tune at P = 2, 4, 8, 16 into results/parity/tuning.json
+#   avb       auto against every fixed row of the same run at P = 2, 4, 8, 16,
+#             alltoall and alltoallv (uniform, power-law), 16 B .. 256 KiB,
+#             with the tuning file and with the cost model alone
+#   apps      a2a-fft and a2a-closure (auto against native, interleaved), and
+#             hpcc and the FFTW round trip under the shim (auto) against the
+#             MPI library alone (tests' mpi_timer), at P = 4, 8, 16
+# `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
+# results/parity/; `python3 tools/parity_tables.py` prints the tables.
+# Expects build/ (and build-mpich/ for the MPICH twins) built.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/env.sh
+out=results/parity
+mkdir -p "$out"
+a2a=build/a2a
+phases=("$@")
+[ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps)
+
+overhead() {
+  for np in 1 2; do
+    mpirun -np "$np" $a2a bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto \
+      -a agree/native -a agree/spread-out -a agree/auto --csv "$out/overhead-p$np.csv" | tee "$out/overhead-p$np.txt"
+  done
+}
+
+twins() {
+  for np in 2 4 8; do
+    batch=1; [ "$np" -eq 2 ] && batch=10
+    mpirun -np "$np" $a2a bench --twins -m 16:65536 -b $batch -i 200 -x 10 -c --csv "$out/twins-ompi-p$np.csv" |
+      tee "$out/twins-ompi-p$np.txt"
+    if [ -x build-mpich/a2a ]; then
+      # Oversubscribed MPICH takes a 4 ms scheduling slice per call: fewer iterations.
+      iters=100; [ "$np" -gt 2 ] && iters=15
+      mpiexec.mpich -n "$np" build-mpich/a2a bench --twins -m 16:65536 -b $batch -i $iters -x 2 -c \
+        --csv "$out/twins-mpich-p$np.csv" | tee "$out/twins-mpich-p$np.txt"
+    fi
+  done
+}
+
+tune() {
+  rm -f "$out/tuning.json"
+  for np in 2 4 8 16; do
+    mpirun -np "$np" $a2a tune -m 16:262144 --step 2 -i 10 -x 2 -q --merge -o "$out/tuning.json" |
+      tee "$out/tune-p$np.txt"
+  done
+}
+
+avb() {
+  fixed=(-a linear -a spread-out -a scattered -a pairwise -a factor -a auto)
+  for np in 2 4 8 16; do
+    for mode in tuned model; do
+      envs=(env -u A2A_TUNING_FILE)
+      [ $mode = tuned ] && envs=(env A2A_TUNING_FILE="$PWD/$out/tuning.json")
+      "${envs[@]}" mpirun -np "$np" $a2a bench --sweep-radix "${fixed[@]}" -a bruck-zero-rotation -a bruck-modified \
+        -m 16:262144 -i 60 -x 5 -c --csv "$out/avb-$mode-p$np.csv" > "$out/avb-$mode-p$np.txt"
+      tail -4 "$out/avb-$mode-p$np.txt"
+      for w in uniform power-law; do
+        "${envs[@]}" mpirun -np "$np" $a2a bench --collective alltoallv --workload $w --sweep-radix "${fixed[@]}" \
+          -a padded-bruck -a two-phase-bruck -m 16:262144 -i 60 -x 5 -c --csv "$out/avb-$mode-v-$w-p$np.csv" \
+          > "$out/avb-$mode-v-$w-p$np.txt"
+        tail -4 "$out/avb-$mode-v-$w-p$np.txt"
+      done
+    done
+  done
+}
+
+# The all-to-all seconds rank 0 reports: the shim's summary lines, or mpi_timer's.
+a2a_seconds() { awk '/^a2a shim: communicator /{for (i = 1; i < NF; ++i) if ($(i + 1) == "s;") s += $i} END {printf "%.6f\n", s}' "$1"; }
+
+apps() {
+  for np in 4 8 16; do
+    mpirun -np "$np" build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto |
+      tee "$out/apps-fft-uniform-p$np.txt"
+    mpirun -np "$np" build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 9 --compare native --compare auto |
+      tee "$out/apps-fft-nonuniform-p$np.txt"
+    mpirun -np "$np" build/apps/a2a-closure apps/data/random-large.txt --repeat 9 --compare native --compare auto |
+      tee "$out/apps-closure-p$np.txt"
+    # hpcc and the FFTW round trip, unchanged: the shim with auto against
+    # the library alone, alternating, 5 runs each; rank 0's all-to-all time.
+    for app in hpcc fftw; do
+      cmd=("$PWD/build/tests/fftw_roundtrip")
+      [ $app = hpcc ] && cmd=(hpcc)
+      : > "$out/apps-$app-p$np.tsv"
+      for run in 1 2 3 4 5; do
+        for kind in native auto; do
+          lib=$PWD/build/tests/libmpi_timer.so
+          [ $kind = auto ] && lib=$PWD/build/liba2a_pmpi.so
+          dir=$(mktemp -d)
+          cp tests/apps/hpccinf.txt "$dir/"
+          (cd "$dir" && A2A_VERBOSE=1 mpirun -np "$np" -x A2A_VERBOSE -x LD_PRELOAD="$lib" "${cmd[@]}" \
+            > run.log 2>&1) || { echo "$app $kind failed"; cat "$dir/run.log"; exit 1; }
+          printf '%s\t%s\t%s\n' "$kind" "$run" "$(a2a_seconds "$dir/run.log")" >> "$out/apps-$app-p$np.tsv"
+          rm -rf "$dir"
+        done
+      done
+      cat "$out/apps-$app-p$np.tsv"
+    done
+  done
+}
+
+for phase in "${phases[@]}"; do
+  echo "== $phase"
+  "$phase"
+done

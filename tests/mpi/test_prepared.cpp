@@ -1,0 +1,168 @@
+// Prepared calls (src/front/cache.cpp): a repeated call reuses what an
+// earlier identical one prepared, and anything that makes a call differ, or
+// a handle stand for a new object, is seen: new data in the same buffers,
+// new counts in the same arrays, a new spec in the same string, a freed
+// communicator or datatype whose handle comes back for another, more call
+// shapes than a thread keeps.
+#include <cstring>
+
+#include "front/call.hpp"
+#include "harness.hpp"
+
+using namespace a2a::test;
+
+namespace {
+
+int world(int& rank) {
+  int P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  return P;
+}
+
+int value(int src, int dst, int j, int round) { return encode(src, dst, j) ^ (round << 24); }
+
+std::string ran() {
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  return st.algorithm;
+}
+
+// Counts of rank `src` to `dst` in round r (some zero).
+int count_of(int src, int dst, int r) { return (src + 2 * dst + r) % 4; }
+
+}  // namespace
+
+TEST(Prepared, RepeatedCallsSeeNewDataAndNewSpecs) {
+  int rank;
+  const int P = world(rank);
+  const int n = 3;
+  std::vector<int> s(n * P), r(n * P);
+  char spec[32];
+  for (int round = 0; round < 6; ++round) {
+    // Same buffers every round; the spec string's contents change under the same pointer.
+    std::strcpy(spec, round % 3 == 0 ? "spread-out" : round % 3 == 1 ? "tra:radix=2" : "pairwise");
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < n; ++j) s[n * d + j] = value(rank, d, j, round);
+    std::fill(r.begin(), r.end(), -1);
+    ASSERT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, spec), MPI_SUCCESS);
+    EXPECT_EQ(ran(), round % 3 == 0 ? "spread-out" : round % 3 == 1 ? "tra:radix=2" : "pairwise");
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < n; ++j) wrong += r[n * src + j] != value(src, rank, j, round);
+    EXPECT_EQ(wrong, 0) << "round " << round;
+  }
+}
+
+TEST(Prepared, AlltoallvSeesNewCountsInTheSameArrays) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  std::vector<int> s(4 * P + P), r(4 * P + P);
+  for (int round = 0; round < 5; ++round) {
+    int so = 0, ro = 0;
+    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, counts changing every round
+      sc[i] = count_of(rank, i, round);
+      sd[i] = so + 1;
+      so += sc[i] + 1;
+      rc[i] = count_of(i, rank, round);
+      rd[i] = ro + 1;
+      ro += rc[i] + 1;
+    }
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, round);
+    std::fill(r.begin(), r.end(), -1);
+    for (const char* spec : {"spread-out", "tuna:radix=2", "native"}) {
+      ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                              MPI_COMM_WORLD, spec),
+                MPI_SUCCESS);
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, round);
+      EXPECT_EQ(wrong, 0) << spec << " round " << round;
+    }
+  }
+}
+
+// A freed communicator's handle comes back for a new one of another size:
+// the call must run on the new one.
+TEST(Prepared, FreedCommunicatorsAreForgotten) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> s(P, 0), r(P, -1);
+  const uint64_t before = a2a::detail::generation();
+  for (int round = 0; round < 4; ++round) {
+    MPI_Comm c;
+    MPI_Comm_split(MPI_COMM_WORLD, round % 2 == 0 ? 0 : rank % 2, rank, &c);
+    int n = 0, me = 0;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &me);
+    for (int d = 0; d < n; ++d) s[d] = value(me, d, 0, round);
+    ASSERT_EQ(A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, c, "spread-out"), MPI_SUCCESS);
+    for (int src = 0; src < n; ++src) EXPECT_EQ(r[src], value(src, me, 0, round)) << "round " << round;
+    MPI_Comm_free(&c);
+  }
+  EXPECT_GT(a2a::detail::generation(), before);
+}
+
+// A freed derived datatype's handle comes back for another layout (Open
+// MPI reuses it at once): the same call, buffers and counts must follow the
+// new layout.
+TEST(Prepared, FreedDatatypesAreForgotten) {
+  int rank;
+  const int P = world(rank);
+  const int n = 2, widest = 3;
+  std::vector<int> s(n * widest * P), r(n * widest * P);  // the same buffers for every layout
+  for (int stride = 1; stride <= widest; ++stride) {
+    MPI_Datatype t;  // one int, `stride` ints apart
+    MPI_Type_create_resized(MPI_INT, 0, stride * static_cast<MPI_Aint>(sizeof(int)), &t);
+    MPI_Type_commit(&t);
+    std::fill(s.begin(), s.end(), -2);
+    std::fill(r.begin(), r.end(), -1);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < n; ++j) s[stride * (n * d + j)] = value(rank, d, j, stride);
+    ASSERT_EQ(A2A_Alltoall(s.data(), n, t, r.data(), n, t, MPI_COMM_WORLD, "tra:radix=2"), MPI_SUCCESS);
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < n; ++j) wrong += r[stride * (n * src + j)] != value(src, rank, j, stride);
+    EXPECT_EQ(wrong, 0) << "stride " << stride;
+    if (stride > 1) {
+      EXPECT_EQ(r[1], -1) << "a gap was written";
+    }
+    MPI_Type_free(&t);
+  }
+}
+
+// More call shapes than a thread keeps prepared, cycled: all still right.
+TEST(Prepared, MoreShapesThanSlots) {
+  int rank;
+  const int P = world(rank);
+  const int shapes = static_cast<int>(a2a::detail::kPreparedSlots) + 3;
+  std::vector<std::vector<int>> s(shapes), r(shapes);
+  for (int k = 0; k < shapes; ++k) {
+    s[k].resize((k + 1) * P);
+    r[k].resize((k + 1) * P);
+  }
+  for (int pass = 0; pass < 3; ++pass)
+    for (int k = 0; k < shapes; ++k) {
+      const int n = k + 1;
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < n; ++j) s[k][n * d + j] = value(rank, d, j, pass);
+      ASSERT_EQ(A2A_Alltoall(s[k].data(), n, MPI_INT, r[k].data(), n, MPI_INT, MPI_COMM_WORLD, "auto"), MPI_SUCCESS);
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < n; ++j) wrong += r[k][n * src + j] != value(src, rank, j, pass);
+      EXPECT_EQ(wrong, 0) << "shape " << k << " pass " << pass;
+    }
+}
+
+// A call that fails leaves nothing prepared: the same call with the error
+// fixed runs.
+TEST(Prepared, ErrorsAreNotKept) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> s(P, rank), r(P, -1);
+  EXPECT_EQ(A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, MPI_COMM_WORLD, "tra:radix=1"), MPI_ERR_ARG);
+  EXPECT_EQ(A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, MPI_COMM_WORLD, "tra:radix=2"), MPI_SUCCESS);
+  for (int src = 0; src < P; ++src) EXPECT_EQ(r[src], src);
+}

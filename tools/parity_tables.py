@@ -1,0 +1,176 @@
+#!/usr/bin/env python3
+"""The tables of docs/results.md from what scripts/parity.sh wrote.
+
+Usage: parity_tables.py [--dir results/parity] [--update docs/results.md]
+Prints markdown; with --update, replaces the text between the markers
+<!-- parity begin --> and <!-- parity end --> of that file.
+"""
+import argparse
+import csv
+import glob
+import math
+import os
+import re
+import statistics
+
+
+def rows_of(path):
+    with open(path, newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def gm(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else float("nan")
+
+
+def size(n):
+    n = int(n)
+    return f"{n >> 10} KiB" if n >= 1024 and n % 1024 == 0 else f"{n} B"
+
+
+def overhead(d):
+    out = ["**Call overhead** (`mpirun -np P build/a2a bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native "
+           "-a plan/native -a spread-out -a auto -a agree/native -a agree/spread-out -a agree/auto`): median us "
+           "per call (means of 100 back-to-back calls), and in brackets what a2a adds to MPI_Alltoall's time.",
+           ""]
+    cols = ["native", "a2a/native", "plan/native", "spread-out", "auto", "agree/native", "agree/spread-out",
+            "agree/auto"]
+    names = ["MPI_Alltoall", "a2a native", "plan/native", "spread-out", "auto", "agree: native", "agree: spread-out",
+             "agree: auto"]
+    for path in sorted(glob.glob(os.path.join(d, "overhead-p*.csv"))):
+        rows = rows_of(path)
+        P = rows[0]["procs"]
+        out.append(f"P = {P}:")
+        out.append("")
+        out.append("| bytes | " + " | ".join(names) + " |")
+        out.append("|---" * (len(cols) + 1) + "|")
+        by = {}
+        for r in rows:
+            by.setdefault(r["bytes"], {})[r["algorithm"]] = float(r["median_us"])
+        for b, v in by.items():
+            mpi = v["native"]
+            cells = [f"{mpi:.3f}"] + [f"{v[c]:.3f} (+{v[c] - mpi:.3f})" for c in cols[1:] if c in v]
+            out.append(f"| {size(b)} | " + " | ".join(cells) + " |")
+        out.append("")
+    return out
+
+
+def twins(d):
+    out = ["**Twins** (`mpirun -np P build/a2a bench --twins -m 16:65536 -i 200 -x 10 -c`, with `-b 10` at P = 2; "
+           "MPICH: `mpiexec.mpich -n P build-mpich/a2a bench --twins ... -i 100 -x 2`, `-i 15` at P = 4 and 8): each a2a algorithm's median "
+           "over its twin's, the MPI library's own forced to the same algorithm, in the same run; geometric mean "
+           "over 16 B .. 64 KiB and the worst size.", ""]
+    out.append("| library | P | a2a | twin | geometric mean | worst (at) |")
+    out.append("|---|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(d, "twins-*-p*.txt"))):
+        lib, P = re.search(r"twins-(\w+)-p(\d+)", path).groups()
+        for line in open(path):
+            m = re.match(r"# twin: (\S+)\s+/ (\S+)\s+geometric mean ([\d.]+), worst ([\d.]+) \(at (\d+) B\)", line)
+            if m:
+                a, t, g, w, at = m.groups()
+                out.append(f"| {'Open MPI 4.1.4' if lib == 'ompi' else 'MPICH 4.0.2'} | {P} | `{a}` | `{t}` | "
+                           f"{float(g):.3f} | {float(w):.3f} ({size(at)}) |")
+    out.append("")
+    return out
+
+
+def auto_vs_best(d):
+    out = ["**auto against the best row** (`scripts/parity.sh avb`: `a2a bench --sweep-radix -a linear -a spread-out "
+           "-a scattered -a pairwise -a factor -a auto -a bruck-zero-rotation -a bruck-modified` for alltoall, "
+           "`--collective alltoallv --workload W` with `-a padded-bruck -a two-phase-bruck` instead of the Bruck "
+           "rows, `-m 16:262144 -i 60 -x 5 -c`, default error mode; tuned: `A2A_TUNING_FILE` from "
+           "`scripts/parity.sh tune`; model: none): auto's median over the best row's (native included) per size, "
+           "geometric mean and worst over the 15 sizes.", ""]
+    out.append("| P | collective | tuned: gm | tuned: worst (at, best row) | model: gm | model: worst (at, best row) |")
+    out.append("|---|---|---|---|---|---|")
+    summary = {}
+    table = {}
+    for path in sorted(glob.glob(os.path.join(d, "avb-*-p*.csv"))):
+        mode = "tuned" if "avb-tuned" in path else "model"
+        rows = rows_of(path)
+        groups = {}
+        for r in rows:
+            groups.setdefault(int(r["bytes"]), []).append(r)
+        ratios = []
+        worst = (0, None, None)
+        for b, rs in groups.items():
+            fixed = [r for r in rs if not r["algorithm"].startswith(("auto", "agree/", "plan/"))]
+            auto = [r for r in rs if r["algorithm"] == "auto"]
+            if not fixed or not auto:
+                continue
+            best = min(fixed, key=lambda r: float(r["median_us"]))
+            x = float(auto[0]["median_us"]) / float(best["median_us"])
+            ratios.append(x)
+            if x > worst[0]:
+                worst = (x, b, f"{best['resolved']}; auto ran {auto[0]['resolved']}")
+        P = int(rows[0]["procs"])
+        coll = rows[0]["collective"] + (f" {rows[0]['workload']}" if rows[0]["workload"] else "")
+        table.setdefault((P, coll), {})[mode] = (gm(ratios), worst)
+        summary.setdefault(mode, []).extend(ratios)
+    for (P, coll), m in sorted(table.items()):
+        cells = []
+        for mode in ("tuned", "model"):
+            if mode in m:
+                g, (w, at, what) = m[mode]
+                cells += [f"{g:.3f}", f"{w:.3f} ({size(at)}, {what})"]
+            else:
+                cells += ["-", "-"]
+        out.append(f"| {P} | {coll} | " + " | ".join(cells) + " |")
+    out.append("")
+    for mode, rs in summary.items():
+        out.append(f"- {mode}: {len(rs)} cases, auto/best geometric mean {gm(rs):.3f}, worst {max(rs):.3f}, "
+                   f"{sum(1 for x in rs if x <= 1.10)} within 1.10")
+    out.append("")
+    return out
+
+
+def apps(d):
+    out = ["**Applications** (`scripts/parity.sh apps`): all-to-all seconds, auto over native. a2a-fft and "
+           "a2a-closure: `--compare native --compare auto --repeat 9`, medians of interleaved runs, the maximum "
+           "over ranks. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
+           "shim (`A2A_ALLTOALL(V)` unset: auto) against the MPI library alone (preloaded `mpi_timer`, the same "
+           "timer), rank 0's time in MPI_Alltoall(v), medians of 5 alternating runs.", ""]
+    out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran |")
+    out.append("|---|---|---|---|---|---|")
+    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt"))):
+        name, P = re.search(r"apps-(.+)-p(\d+)\.txt", path).groups()
+        nat = auto = None
+        for line in open(path):
+            f = line.split()
+            if len(f) >= 6 and f[0] in ("native", "auto") and re.match(r"[\d.]+$", f[-3]):
+                vals = (float(f[-3]), " ".join(f[1:-4]))
+                if f[0] == "native":
+                    nat = vals
+                else:
+                    auto = vals
+        if nat and auto:
+            out.append(f"| {name} | {P} | {nat[0]:.6f} | {auto[0]:.6f} | {auto[0] / nat[0]:.3f} | {auto[1]} |")
+    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.tsv"))):
+        name, P = re.search(r"apps-(.+)-p(\d+)\.tsv", path).groups()
+        t = {"native": [], "auto": []}
+        for line in open(path):
+            kind, _, s = line.split()
+            t[kind].append(float(s))
+        n, a = statistics.median(t["native"]), statistics.median(t["auto"])
+        out.append(f"| {name} (shim) | {P} | {n:.6f} | {a:.6f} | {a / n:.3f} | |")
+    out.append("")
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--dir", default="results/parity")
+    ap.add_argument("--update", help="markdown file whose parity markers to fill")
+    args = ap.parse_args()
+    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir))
+    if not args.update:
+        print(text)
+        return
+    doc = open(args.update).read()
+    begin, end = "<!-- parity begin -->", "<!-- parity end -->"
+    a, b = doc.index(begin) + len(begin), doc.index(end)
+    open(args.update, "w").write(doc[:a] + "\n\n" + text + "\n" + doc[b:])
+
+
+if __name__ == "__main__":
+    main()
