@@ -10,7 +10,9 @@
 # A2A_SIM_SIZES="16 1024" limits the alltoallv and hier phases to those S.
 # Phases: p256 (validated, every byte checked), radix (TRA vs radix, P=1024),
 # alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
-# P=1024), hier (hierarchical TuNA and auto, P=1024), p4096.  Simulated
+# P=1024), hier (hierarchical TuNA and auto, P=1024), auto (auto alone,
+# P=1024, alltoall and alltoallv: it replaces the earlier auto rows of the
+# tables), p4096.  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -127,15 +129,26 @@ hier() {  # (c) hierarchical TuNA, each variant and auto in runs of their own
   done
 }
 
+auto() {  # (b) and (c) auto in runs of its own, as it chooses now (native a candidate: it runs the
+           # library's own unless another algorithm is modelled at most 0.8 of its time)
+  for s in 32 1024; do
+    A2A_SIM_SHARED=1 run p1024-auto-$s theta-16x64 bruck -m $s:$s -i 1 -x 1 --without-native -a auto
+  done
+  for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
+    A2A_SIM_SHARED=1 run p1024-v-auto-$s theta-16x64 mpich --collective alltoallv --workload uniform -m $s:$s -i 1 \
+      -x 1 --without-native -a auto
+  done
+}
+
 p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
   A2A_SIM_SHARED=1 run p4096-16 theta-64x64 bruck -m 16:16 -i 1 -x 0 -a tra:radix=2 -a tra:radix=64
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier p4096)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | p4096) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier p4096)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096)" >&2; exit 2 ;;
   esac
 done

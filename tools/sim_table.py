@@ -141,11 +141,11 @@ def p256_table(d):
 def main(d):
     radix_table(d)
     versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
-                        "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-"], (32, 1024))
+                        "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-", "p1024-auto-"], (32, 1024))
     versus_selectors(d, "(c) alltoallv at P = 1024, block sizes uniform in 0..S: simulated us per call, in "
                         "brackets the ratio to the MPICH selector; **bold** = fastest.", "p1024-v-",
                      ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-hier-staggered-",
-                      "p1024-v-hier-auto-"], (16, 1024, 16384), selectors=("mpich",))
+                      "p1024-v-hier-auto-", "p1024-v-auto-"], (16, 1024, 16384), selectors=("mpich",))
     runs_table(d)
     p256_table(d)
 

@@ -5,6 +5,15 @@
 
 namespace a2a::tools {
 
+#ifdef A2A_SMPI
+// SimGrid's SMPI has no MPI_T and no twin algorithms to force.
+void Twins::before_init() {}
+int Twins::write(const std::string&, int, int*) { return MPI_ERR_ARG; }
+int Twins::setup(bool, std::string& why) {
+  why = "SimGrid's SMPI has no MPI_T control variables";
+  return MPI_ERR_OTHER;
+}
+#else
 namespace {
 
 // The value of `item` in a control variable's enumeration.  Open MPI
@@ -180,6 +189,7 @@ int Twins::setup(bool v, std::string& why) {
   }
   return MPI_SUCCESS;
 }
+#endif  // A2A_SMPI
 
 const Twin* Twins::find(const std::string& label) const {
   for (const auto& t : rows_)
@@ -212,7 +222,9 @@ void Twins::finish() {
   for (auto& t : rows_)
     if (t.comm != MPI_COMM_WORLD) MPI_Comm_free(&t.comm);
   rows_.clear();
+#ifndef A2A_SMPI
   if (t_init_) MPI_T_finalize();  // before MPI_Finalize: Open MPI 4.1 crashes otherwise
+#endif
   t_init_ = false;
 }
 

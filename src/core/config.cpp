@@ -19,6 +19,7 @@ const Config& config() {
     if (const char* v = nonempty("A2A_ALLTOALLV")) x.alltoallv = v;
     if (const char* v = nonempty("A2A_ERROR_CHECK")) x.agree = std::strcmp(v, "agree") == 0;
     if (const char* v = nonempty("A2A_VERBOSE")) x.verbose = std::strcmp(v, "0") != 0;
+    x.tuning_file = nonempty("A2A_TUNING_FILE") != nullptr;
     return x;
   }();
   return c;

@@ -12,6 +12,7 @@ struct Config {
   std::string alltoallv = "auto";  // A2A_ALLTOALLV
   bool agree = false;              // A2A_ERROR_CHECK=agree; default local, as MPI libraries check
   bool verbose = false;            // A2A_VERBOSE
+  bool tuning_file = false;        // A2A_TUNING_FILE is set (on every rank or on none)
 };
 
 const Config& config();

@@ -4,6 +4,7 @@
 #include "front/call.hpp"
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
+#include "select/tuning.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -103,6 +104,13 @@ const std::vector<MPI_Datatype>& TypeCache::store(const TypeKey& key, std::vecto
 
 void GpuStateFree::operator()(gpu::State* state) const { gpu::free_state(state); }
 
+int CommContext::open_private() {
+  if (comm != MPI_COMM_NULL) return MPI_SUCCESS;
+  const int rc = MPI_Comm_dup(user, &comm);
+  if (rc != MPI_SUCCESS) return rc;
+  return MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+}
+
 CommContext::~CommContext() {
   gpu_state.reset();  // it holds a communicator split from comm
   int finalized = 0;
@@ -130,6 +138,7 @@ int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
       auto c = std::make_unique<CommContext>();
       const int rc = MPI_Comm_split(parent, color, key, &c->comm);
       if (rc != MPI_SUCCESS) return rc;
+      c->user = c->comm;
       MPI_Comm_set_errhandler(c->comm, MPI_ERRORS_RETURN);
       MPI_Comm_rank(c->comm, &c->rank);
       MPI_Comm_size(c->comm, &c->size);
@@ -140,6 +149,7 @@ int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
       out = std::move(c);
       return MPI_SUCCESS;
     };
+    if (const int rc = open_private()) return rc;
     if (const int rc = make(comm, node, local, 1, node_ctx_)) return rc;
     if (const int rc = make(comm, local, node, topology.nodes(), port_ctx_)) return rc;
   }
@@ -153,62 +163,143 @@ int keyval = MPI_KEYVAL_INVALID;
 std::mutex keyval_lock;                // threads may meet a2a for the first time together
 std::atomic<int> contexts_alive{0};
 
-// The layout from the environment overrides (they describe world ranks) or
-// from shared memory, as one key per rank: the node id, or the lowest world
-// rank sharing memory with it.
 // More ranks on this machine than it has cores: its ranks are time-sliced.
 // The job's ranks here (the launcher's count, where it says) or this
 // communicator's, against the cores online.  Never under SMPI, whose
 // simulated ranks each have a simulated core.
-bool oversubscribed(int ranks_sharing_memory) {
+bool oversubscribed(long long ranks_sharing_memory) {
 #ifdef A2A_SMPI
   (void)ranks_sharing_memory;
   return false;
 #else
-  long long here = ranks_sharing_memory;
-  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (const char* v = std::getenv(var)) here = std::max(here, std::atoll(v));
   const long cores = sysconf(_SC_NPROCESSORS_ONLN);
-  return cores > 0 && here > cores;
+  return cores > 0 && ranks_sharing_memory > cores;
 #endif
 }
 
-// The layout from the environment overrides (they describe world ranks) or
-// from shared memory, as one key per rank: the node id, or the lowest world
-// rank sharing memory with it; and whether any rank's machine is
-// oversubscribed.
-int detect_topology(CommContext& ctx) {
-  int world_size = 1, world_rank = 0;
-  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
-  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
-  std::vector<long long> ids;
-  std::string source, error;
-  const bool overridden = node_ids_from_env(world_size, ids, source, error);
-  MPI_Comm shm;
-  int rc = MPI_Comm_split_type(ctx.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
-  if (rc != MPI_SUCCESS) return rc;
-  int leader = world_rank, sharing = 1;
-  rc = MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, shm);
-  if (rc == MPI_SUCCESS) rc = MPI_Comm_size(shm, &sharing);
-  MPI_Comm_free(&shm);
-  if (rc != MPI_SUCCESS) return rc;
-  long long mine[2] = {leader, oversubscribed(sharing) ? 1 : 0};
-  if (overridden && error.empty()) {
-    mine[0] = ids[world_rank];
-  } else {
-    source = "shared memory";
-  }
-  std::vector<long long> all(2 * static_cast<size_t>(ctx.size));
-  rc = MPI_Allgather(mine, 2, MPI_LONG_LONG, all.data(), 2, MPI_LONG_LONG, ctx.comm);
-  if (rc != MPI_SUCCESS) return rc;
+// The job's ranks on this machine, as the launcher says (Open MPI, MPICH's
+// Hydra); 0 when it does not.
+long long launcher_local_ranks() {
+#ifdef A2A_SMPI
+  return 0;
+#else
+  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+    if (const char* v = std::getenv(var)) return std::atoll(v);
+  return 0;
+#endif
+}
+
+// What a communicator's first use learns, in one allgather over it (plus
+// the shared-memory split): the layout, from the environment overrides
+// (they describe world ranks) or from shared memory, as one key per rank
+// (the node id, or the lowest world rank sharing memory with it); whether
+// any rank's machine is oversubscribed; whether every rank read the same
+// tuning file.
+// What the first use of a communicator congruent with MPI_COMM_WORLD
+// learnt, per world rank, so that later communicators (FFTW and others make
+// one per plan) learn their layout with no communication: every world rank
+// learnt it at that same collective, so all take the same path.  Not under
+// MPI_THREAD_MULTIPLE, where another thread could be learning it meanwhile.
+struct WorldInfo {
+  std::mutex lock;
+  bool known = false;
+  std::vector<long long> per_rank;  // 3 per world rank: node key, oversubscribed, tuning fingerprint
+};
+WorldInfo& world_info() {
+  static WorldInfo w;
+  return w;
+}
+
+void finish_topology(CommContext& ctx, const std::vector<long long>& all, long long my_print, const std::string& source,
+                     const std::string& error) {
   std::vector<long long> keys(ctx.size);
   ctx.oversubscribed = false;
+  ctx.same_tuning = true;
   for (int r = 0; r < ctx.size; ++r) {
-    keys[r] = all[2 * r];
-    ctx.oversubscribed = ctx.oversubscribed || all[2 * r + 1];
+    keys[r] = all[3 * r];
+    ctx.oversubscribed = ctx.oversubscribed || all[3 * r + 1];
+    ctx.same_tuning = ctx.same_tuning && all[3 * r + 2] == my_print;
   }
   ctx.topology = group_by_key(keys, source);
   ctx.topology.error = error;
+}
+
+int detect_topology(CommContext& ctx) {
+  int world_size = 1, world_rank = 0, threads = MPI_THREAD_SINGLE;
+  MPI_Comm_size(MPI_COMM_WORLD, &world_size);
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+  MPI_Query_thread(&threads);
+  std::vector<long long> ids;
+  std::string source, error;
+  const bool overridden = node_ids_from_env(world_size, ids, source, error);
+  if (!overridden || !error.empty()) source = "shared memory";
+  uint64_t print = 0;
+  process_tuning(nullptr, &print);
+  const long long my_print = static_cast<long long>(print >> 1);
+  // This communicator's ranks as world ranks (MPI_UNDEFINED outside it).
+  std::vector<int> in_world(ctx.size), mine(ctx.size);
+  MPI_Group group, world_group;
+  MPI_Comm_group(ctx.user, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  for (int r = 0; r < ctx.size; ++r) mine[r] = r;
+  int rc = MPI_Group_translate_ranks(group, ctx.size, mine.data(), world_group, in_world.data());
+  int relation = MPI_UNEQUAL;
+  if (rc == MPI_SUCCESS) rc = MPI_Group_compare(group, world_group, &relation);
+  MPI_Group_free(&group);
+  MPI_Group_free(&world_group);
+  if (rc != MPI_SUCCESS) return rc;
+  const bool single = threads != MPI_THREAD_MULTIPLE;
+  const bool all_in_world = std::none_of(in_world.begin(), in_world.end(), [](int w) { return w == MPI_UNDEFINED; });
+  std::vector<long long> all(3 * static_cast<size_t>(ctx.size));
+  WorldInfo& w = world_info();
+  if (single && all_in_world) {
+    std::lock_guard<std::mutex> guard(w.lock);
+    if (w.known) {
+      for (int r = 0; r < ctx.size; ++r)
+        for (int k = 0; k < 3; ++k) all[3 * r + k] = w.per_rank[3 * static_cast<size_t>(in_world[r]) + k];
+      finish_topology(ctx, all, my_print, source, error);
+      return MPI_SUCCESS;
+    }
+  }
+  // The whole job on this machine (the launcher says so, the same on every
+  // rank) and no tuning file to compare: every rank knows the answer
+  // without asking the others (one node, unless the environment lays out
+  // virtual ones).
+  const long long local = launcher_local_ranks();
+  if (all_in_world && local == world_size && !config().tuning_file) {
+    for (int r = 0; r < ctx.size; ++r) {
+      all[3 * r] = overridden && error.empty() ? ids[in_world[r]] : 0;
+      all[3 * r + 1] = oversubscribed(local) ? 1 : 0;
+      all[3 * r + 2] = my_print;
+    }
+    finish_topology(ctx, all, my_print, source, error);
+    return MPI_SUCCESS;
+  }
+  MPI_Comm shm;
+  rc = MPI_Comm_split_type(ctx.user, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+  if (rc != MPI_SUCCESS) return rc;
+  int sharing = 1, first = 0, leader = world_rank;  // the node's first rank, as a world rank: the node's key
+  MPI_Comm_size(shm, &sharing);
+  MPI_Group shm_group;
+  MPI_Comm_group(shm, &shm_group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+  rc = MPI_Group_translate_ranks(shm_group, 1, &first, world_group, &leader);
+  MPI_Group_free(&shm_group);
+  MPI_Group_free(&world_group);
+  MPI_Comm_free(&shm);
+  if (rc != MPI_SUCCESS) return rc;
+  long long me[3] = {overridden && error.empty() ? ids[world_rank] : leader,
+                     oversubscribed(std::max<long long>(sharing, launcher_local_ranks())) ? 1 : 0, my_print};
+  rc = MPI_Allgather(me, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, ctx.user);
+  if (rc != MPI_SUCCESS) return rc;
+  finish_topology(ctx, all, my_print, source, error);
+  if (single && relation != MPI_UNEQUAL) {  // the same members, in any order
+    std::lock_guard<std::mutex> guard(w.lock);
+    w.per_rank.assign(3 * static_cast<size_t>(world_size), 0);
+    for (int r = 0; r < ctx.size; ++r)
+      for (int k = 0; k < 3; ++k) w.per_rank[3 * static_cast<size_t>(in_world[r]) + k] = all[3 * r + k];
+    w.known = true;
+  }
   return MPI_SUCCESS;
 }
 
@@ -249,11 +340,9 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
     return MPI_SUCCESS;
   }
   auto fresh = std::make_unique<CommContext>();
-  rc = MPI_Comm_dup(user, &fresh->comm);
-  if (rc != MPI_SUCCESS) return rc;
-  MPI_Comm_set_errhandler(fresh->comm, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(fresh->comm, &fresh->rank);
-  MPI_Comm_size(fresh->comm, &fresh->size);
+  fresh->user = user;
+  MPI_Comm_rank(user, &fresh->rank);
+  MPI_Comm_size(user, &fresh->size);
   rc = detect_topology(*fresh);
   if (rc != MPI_SUCCESS) return rc;
   if (config().verbose && fresh->rank == 0)  // opt-in diagnostics on stderr

@@ -110,10 +110,20 @@ class TypeCache {
 };
 
 struct CommContext {
-  MPI_Comm comm = MPI_COMM_NULL;  // private duplicate
+  // The user's communicator: collectives (the agreement, setup, native)
+  // run on it; MPI keeps collectives apart from point-to-point traffic.
+  MPI_Comm user = MPI_COMM_NULL;
+  // The private duplicate all of a2a's point-to-point traffic runs on, made
+  // by open_private() when an algorithm of a2a's first runs (collective: all
+  // ranks run the same algorithm), so a communicator that only ever runs
+  // native costs no duplicate.
+  MPI_Comm comm = MPI_COMM_NULL;
+  int open_private();
   int rank = 0, size = 1;
   Topology topology;              // which ranks share a node
   bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores
+  bool same_tuning = true;        // every rank read the same tuning file (or none)
+  long long calls = 0;            // a2a calls run on it so far (the same count on every rank)
   Scratch scratch;
   TypeCache types;
   ~CommContext();

@@ -36,7 +36,7 @@ MPI_Op fold_op() {
 int agree(const Prepared& p, int err, Global& g) {
   const long long lo = p.args.v() ? 0 : p.bs, hi = p.args.v() ? p.largest : p.bs;
   long long v[kValues] = {err, -lo, hi, p.where.device, p.where.host, p.args.v() ? p.sent : 0};
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, kValues, MPI_LONG_LONG, fold_op(), p.ctx->comm)) return rc;
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, kValues, MPI_LONG_LONG, fold_op(), p.ctx->user)) return rc;
   g.err = static_cast<int>(v[0]);
   g.lo = -v[1];
   g.hi = v[2];

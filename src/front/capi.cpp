@@ -112,6 +112,10 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
       pr.decided = true;
       std::strncpy(pr.stats.algorithm, pr.chosen.canonical.c_str(), sizeof pr.stats.algorithm - 1);
     }
+    // A plan is for repeated calls: its private communicator now (auto's
+    // first call on a communicator would otherwise run native, execute.cpp).
+    if (pr.chosen.info->uniform || pr.chosen.info->varying)
+      if (const int rc = ctx->open_private()) return rc;
   }
   ts.stats = pr.stats;
   *plan = p.release();

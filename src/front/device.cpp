@@ -162,6 +162,7 @@ int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, Sta
 }  // namespace
 
 int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg) {
+  if (const int rc = p.ctx->open_private()) return rc;
   st = p.stats;
   Resolved storage;
   const Resolved& target = device_target(p, storage);

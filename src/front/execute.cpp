@@ -44,8 +44,9 @@ int run_alltoall(const CallArgs& a, Prepared& p, const Resolved& res, Stats& st)
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     st.blocks_sent = P - 1;
     st.bytes_sent = (P - 1) * p.bs;
-    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, ctx.comm);
+    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, a.comm);
   }
+  if (const int rc = ctx.open_private()) return rc;
   ctx.scratch.begin_call();
   const size_t n = static_cast<size_t>(p.bs);
   const char* send = nullptr;
@@ -85,8 +86,9 @@ int run_alltoallv(const CallArgs& a, Prepared& p, const Resolved& res, long long
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     st.bytes_sent = p.sent - p.sbytes[me];
     return PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype,
-                          ctx.comm);
+                          a.comm);
   }
+  if (const int rc = ctx.open_private()) return rc;
   ctx.scratch.begin_call();
   static char nothing = 0;  // stands in for a null buffer of a rank with no data
   const char* send = nullptr;
@@ -158,7 +160,20 @@ void begin_stats(Stats& st, const Prepared& p) {
   }
 }
 
+// The native choice, for auto's first call on a communicator.
+const Resolved& native_of(Collective coll) {
+  static const auto make = [](Collective c) {
+    Resolved r;
+    std::string ignored;
+    resolve(c, "native", 1, 0, r, ignored);
+    return r;
+  };
+  static const Resolved alltoall = make(Collective::alltoall), alltoallv = make(Collective::alltoallv);
+  return coll == Collective::alltoall ? alltoall : alltoallv;
+}
+
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
+  ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
   if (!p.decided)
     if (const int rc = decide(p, g, msg)) return rc;
@@ -176,6 +191,15 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     res = &d->resolved;
     st.decided_by = d->source;
     name_algorithm(st, res->canonical);
+  }
+  // auto's first call on a communicator runs native when its choice would
+  // need a2a's private duplicate first: making it (a collective) costs more
+  // than any algorithm wins in one call, and a program that calls once on
+  // a communicator (FFTW makes one per plan) never pays it.
+  if (!p.named.info && res->info->name != std::string("native") && p.ctx->comm == MPI_COMM_NULL &&
+      p.ctx->calls == 1) {
+    res = &native_of(a.coll);
+    name_algorithm(st, "native");
   }
   return a.v() ? run_alltoallv(a, p, *res, g ? g->hi : -1, st) : run_alltoall(a, p, *res, st);
 }

@@ -42,7 +42,10 @@
 #include <cuda.h>  // driver types and enums only; libcuda is reached through the runtime
 #include <cuda_runtime.h>
 
+#include <link.h>
+
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <map>
@@ -478,8 +481,24 @@ int select_device(int ordinal) {
   return MPI_SUCCESS;
 }
 
+// Device memory is owned through the CUDA driver, so a process that has not
+// loaded libcuda holds none; asking the runtime there would start it (a few
+// milliseconds on a program's first call, for nothing).  Once loaded it
+// stays loaded.
+bool driver_loaded() {
+  static std::atomic<bool> loaded{false};
+  if (loaded.load(std::memory_order_relaxed)) return true;
+  // The objects already loaded, by name (dlopen with RTLD_NOLOAD would
+  // search the file system first).
+  const int found = dl_iterate_phdr(
+      [](dl_phdr_info* info, size_t, void*) { return info->dlpi_name && std::strstr(info->dlpi_name, "libcuda.so") ? 1 : 0; },
+      nullptr);
+  if (found) loaded = true;
+  return found != 0;
+}
+
 Memory memory_of(const void* p) {
-  if (!p) return Memory::host;
+  if (!p || !driver_loaded()) return Memory::host;
   const Driver& d = driver();
   if (!d.pointer_attribute) return Memory::host;
   // A process that never initialised the driver holds no device memory, and

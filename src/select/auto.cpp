@@ -157,6 +157,8 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
     // anything else as equal.
     const bool measure = given != kAllCostKeys && ctx.size > 1 && !m.oversubscribed;
     if (!measure) m.persistent = 1e-7;
+    if (measure)
+      if (const int rc = ctx.open_private()) return rc;
     if (measure) {
       const auto& ranks = ctx.topology.ranks;
       const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
@@ -264,12 +266,9 @@ int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long ma
                  std::string& error) {
   if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
   AutoState& a = *ctx.auto_state;
-  if (!a.tuning_checked) {  // the same file on every rank, or none
-    uint64_t print = 0;
-    const TuningTable* table = process_tuning(nullptr, &print);
-    long long v[2] = {static_cast<long long>(print >> 1), -static_cast<long long>(print >> 1)};
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_LONG_LONG, MPI_MAX, ctx.comm)) return rc;
-    a.table = v[0] == -v[1] ? table : nullptr;
+  if (!a.tuning_checked) {  // the same file on every rank (compared at the context's setup), or none
+    const TuningTable* table = process_tuning(nullptr, nullptr);
+    a.table = ctx.same_tuning ? table : nullptr;
     for (const auto& node : ctx.topology.ranks) a.nodes.push_back(static_cast<int>(node.size()));
     a.layout = {ctx.topology.node_of, ctx.topology.ranks};
     a.tuning_checked = true;

@@ -25,14 +25,6 @@ std::string scenario() {
   return v ? v : "none";
 }
 
-std::vector<int> node_sizes(MPI_Comm comm) {
-  a2a::detail::CommContext* ctx = nullptr;
-  EXPECT_EQ(a2a::detail::get_context(comm, ctx), MPI_SUCCESS);
-  std::vector<int> sizes;
-  for (const auto& n : ctx->topology.ranks) sizes.push_back(static_cast<int>(n.size()));
-  return sizes;
-}
-
 // Alltoall blocks of <= 64 bytes run tra:radix=2, larger ones factor;
 // alltoallv runs tuna:radix=2 (`alt` swaps in other algorithms).
 std::string tuning_text(int P, const std::vector<int>& nodes, bool alt) {
@@ -44,8 +36,30 @@ std::string tuning_text(int P, const std::vector<int>& nodes, bool alt) {
   return a2a::detail::tuning_json(t);
 }
 
-// Points A2A_TUNING_FILE at a file written for the scenario, before any
-// auto call of this process.
+// World's node sizes as a2a will see them, found without a2a (whose first
+// use reads A2A_TUNING_FILE, which install_tuning has yet to set).
+std::vector<int> world_node_sizes() {
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  std::vector<long long> ids;
+  std::string source, error;
+  if (!a2a::detail::node_ids_from_env(P, ids, source, error) || !error.empty()) {
+    MPI_Comm shm;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+    long long leader = rank;
+    MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_LONG_LONG, MPI_MIN, shm);
+    MPI_Comm_free(&shm);
+    ids.resize(P);
+    MPI_Allgather(&leader, 1, MPI_LONG_LONG, ids.data(), 1, MPI_LONG_LONG, MPI_COMM_WORLD);
+  }
+  std::vector<int> sizes;
+  for (const auto& n : a2a::detail::group_by_key(ids, "").ranks) sizes.push_back(static_cast<int>(n.size()));
+  return sizes;
+}
+
+// Points A2A_TUNING_FILE at a file written for the scenario, before a2a's
+// first use in this process (which reads it).
 void install_tuning() {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -55,11 +69,11 @@ void install_tuning() {
   int stamp = static_cast<int>(getpid());
   MPI_Bcast(&stamp, 1, MPI_INT, 0, MPI_COMM_WORLD);
   const std::string path = "a2a-test-tuning-" + std::to_string(stamp) + "-" + std::to_string(rank) + ".json";
-  std::string text = tuning_text(P, node_sizes(MPI_COMM_WORLD), s == "mismatch" && rank == 0);
+  std::string text = tuning_text(P, world_node_sizes(), s == "mismatch" && rank == 0);
   if (s == "family") {  // alltoallv entries only from the linear family
     a2a::detail::TuningTable t;
     t.mpi_library = a2a::detail::mpi_library_version();
-    const auto nodes = node_sizes(MPI_COMM_WORLD);
+    const auto nodes = world_node_sizes();
     t.entries = {{Collective::alltoall, P, nodes, 0, 1LL << 50, 1, "", "tra:radix=2", 1},
                  {Collective::alltoallv, P, nodes, 0, 100, 1, "uniform", "linear", 1},
                  {Collective::alltoallv, P, nodes, 101, 1000, 1, "uniform", "linear", 1},

@@ -94,6 +94,7 @@ Buffers make_buffers(int me, int P) {
 void run_and_check(g::StageCopier& copier, long long chunk, int slots) {
   a2a::detail::CommContext* ctx = nullptr;
   ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
+  ASSERT_EQ(ctx->open_private(), MPI_SUCCESS);
   const int P = ctx->size, me = ctx->rank;
   const auto& node_of = ctx->topology.node_of;
   Buffers b = make_buffers(me, P);
