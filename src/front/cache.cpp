@@ -67,15 +67,23 @@ ThreadState& make_thread_state() {
 
 uint64_t generation() { return current.load(std::memory_order_acquire); }
 
+// An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
+template <typename Handle>
+uint64_t handle_bits(Handle h) {
+  uint64_t v = 0;
+  std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
+  return v;
+}
+
 uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the spec, then the fields mixed in
   uint64_t h = 1469598103934665603ull;
   for (const char* c = a.spec; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
   const uint64_t fields[] = {gen,
-                             reinterpret_cast<uintptr_t>(a.comm),
+                             handle_bits(a.comm),
                              reinterpret_cast<uintptr_t>(a.sendbuf),
                              reinterpret_cast<uintptr_t>(a.recvbuf),
-                             reinterpret_cast<uintptr_t>(a.stype),
-                             reinterpret_cast<uintptr_t>(a.rtype),
+                             handle_bits(a.stype),
+                             handle_bits(a.rtype),
                              (static_cast<uint64_t>(static_cast<uint32_t>(a.scount)) << 32) |
                                  static_cast<uint32_t>(a.rcount),
                              static_cast<uint64_t>(a.coll)};

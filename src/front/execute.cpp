@@ -36,6 +36,17 @@ const Resolved& fallback_of(const Resolved& res, const Prepared& p, Resolved& st
   return storage;
 }
 
+// Where native runs: the user's communicator, except alone on it, where
+// MPICH 4.0.2's collectives hang while a user's MPI_ANY_SOURCE receive is
+// pending on it (the self copy matches it); a duplicate costs nothing there.
+int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
+  on = a.comm;
+  if (ctx.size > 1) return MPI_SUCCESS;
+  const int rc = ctx.open_private();
+  on = ctx.comm;
+  return rc;
+}
+
 int run_alltoall(const CallArgs& a, Prepared& p, const Resolved& res, Stats& st) {
   CommContext& ctx = *p.ctx;
   const int P = p.P;
@@ -44,7 +55,9 @@ int run_alltoall(const CallArgs& a, Prepared& p, const Resolved& res, Stats& st)
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     st.blocks_sent = P - 1;
     st.bytes_sent = (P - 1) * p.bs;
-    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, a.comm);
+    MPI_Comm on;
+    if (const int rc = native_comm(a, ctx, on)) return rc;
+    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
   }
   if (const int rc = ctx.open_private()) return rc;
   ctx.scratch.begin_call();
@@ -85,8 +98,9 @@ int run_alltoallv(const CallArgs& a, Prepared& p, const Resolved& res, long long
   if (!res.info->varying) {  // native
     st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
     st.bytes_sent = p.sent - p.sbytes[me];
-    return PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype,
-                          a.comm);
+    MPI_Comm on;
+    if (const int rc = native_comm(a, ctx, on)) return rc;
+    return PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on);
   }
   if (const int rc = ctx.open_private()) return rc;
   ctx.scratch.begin_call();
