@@ -256,8 +256,9 @@ int run_bench(const std::vector<std::string>& raw) {
   std::string device = "host";
   app.add_option("--device", device,
                  "host, or cuda: device buffers (cuda-ipc's paths, host-staged MPI, the one-kernel floor; "
-                 "-m defaults to 16:64M)")
-      ->check(CLI::IsMember({"host", "cuda"}));
+                 "-m defaults to 16:64M); fake-cuda: the cuda bench's path on host memory (checks the bench "
+                 "without a GPU)")
+      ->check(CLI::IsMember({"host", "cuda", "fake-cuda"}));
   app.add_option("--csv", csv, "CSV output file");
   app.add_option("--json", json, "also write JSON here");
   std::vector<std::string> args(raw.rbegin(), raw.rend());
@@ -275,8 +276,9 @@ int run_bench(const std::vector<std::string>& raw) {
     return 2;
   }
 
-  if (device == "cuda") {
+  if (device == "cuda" || device == "fake-cuda") {
     CudaBenchOptions o;
+    o.fake = device == "fake-cuda";
     o.v = v;
     o.workload_text = workload_text;
     o.workload = workload;

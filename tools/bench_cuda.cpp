@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -65,12 +67,41 @@ Layout layout_for(const CudaBenchOptions& o, long long m, int rank, int P) {
   return l;
 }
 
+
+// What the bench does with a device: the GPU's, or host memory standing in
+// for it (--device fake-cuda: the bench's own path checked without a GPU).
+struct DeviceOps {
+  int (*count)();
+  int (*select)(MPI_Comm);
+  void* (*alloc)(size_t);
+  void (*release)(void*);
+  int (*to_device)(void*, const void*, size_t);
+  int (*to_host)(void*, const void*, size_t);
+  int (*fill)(void*, int, size_t);
+  double (*time_copy)(size_t);
+  double (*time_floor)(int, size_t, int);
+};
+
+const DeviceOps kCuda = {g::device_count, g::select_local_device, g::alloc_device, g::free_device, g::copy_to_device,
+                         g::copy_to_host, g::fill_device, g::time_device_copy, g::time_floor_kernel};
+const DeviceOps kHostAsDevice = {
+    [] { return 1; },
+    [](MPI_Comm) { return MPI_SUCCESS; },
+    [](size_t bytes) { return std::malloc(std::max<size_t>(bytes, 1)); },
+    [](void* p) { std::free(p); },
+    [](void* d, const void* h, size_t n) { return std::memcpy(d, h, n), MPI_SUCCESS; },
+    [](void* h, const void* d, size_t n) { return std::memcpy(h, d, n), MPI_SUCCESS; },
+    [](void* d, int v, size_t n) { return std::memset(d, v, n), MPI_SUCCESS; },
+    [](size_t) { return -1.0; },
+    [](int, size_t, int) { return -1.0; }};
+
 struct Device {
+  const DeviceOps& ops;
   void* send = nullptr;
   void* recv = nullptr;
   ~Device() {
-    g::free_device(send);
-    g::free_device(recv);
+    ops.release(send);
+    ops.release(recv);
   }
 };
 
@@ -93,7 +124,8 @@ int run_bench_cuda(const CudaBenchOptions& o) {
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  int devices = g::device_count(), least = devices;
+  const DeviceOps& dev = o.fake ? kHostAsDevice : kCuda;
+  int devices = dev.count(), least = devices;
   MPI_Allreduce(MPI_IN_PLACE, &least, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
   if (least == 0) {
     if (rank == 0)
@@ -101,7 +133,7 @@ int run_bench_cuda(const CudaBenchOptions& o) {
                    g::built_with_cuda() ? "a rank sees no CUDA device" : "a2a was built without CUDA (no nvcc)");
     return 2;
   }
-  int failed = g::select_local_device(MPI_COMM_WORLD) != MPI_SUCCESS;
+  int failed = dev.select(MPI_COMM_WORLD) != MPI_SUCCESS;
   MPI_Allreduce(MPI_IN_PLACE, &failed, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   if (failed) {
     if (rank == 0) std::fprintf(stderr, "a2a bench --device cuda: cannot select a GPU: %s\n", g::last_error().c_str());
@@ -109,16 +141,18 @@ int run_bench_cuda(const CudaBenchOptions& o) {
   }
 
   std::vector<std::string> rows = {"cuda-ipc:path=kernel", "cuda-ipc:path=memcpy", "cuda-ipc", "native"};
+  if (o.fake) rows = {"spread-out", "native"};  // what runs on host memory
   for (const auto& a : o.algs)
     if (std::find(rows.begin(), rows.end(), a) == rows.end()) rows.push_back(a);
   const std::string floor_row = "floor";
   const size_t copy_bytes = size_t{256} << 20;
   double copy_GBps = -1;
   if (rank == 0) {
-    const double t = g::time_device_copy(copy_bytes);
+    const double t = dev.time_copy(copy_bytes);
     copy_GBps = t > 0 ? static_cast<double>(copy_bytes) / t / 1e9 : -1;
   }
   MPI_Bcast(&copy_GBps, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+  const std::string layout = a2a::layout(MPI_COMM_WORLD);  // collective on first use: every rank
   if (rank == 0) {
     std::printf("# a2a bench --device cuda %s: P=%d ranks on %d GPU(s) per node, %d iterations (+%d warm-up)\n",
                 o.v ? "alltoallv" : "alltoall", P, devices, o.iters, o.warmup);
@@ -126,7 +160,7 @@ int run_bench_cuda(const CudaBenchOptions& o) {
     std::printf("# native = host-staged (D2H, MPI_%s, H2D); floor = rank 0 alone, one kernel over all P x P blocks\n",
                 o.v ? "Alltoallv" : "Alltoall");
     std::printf("# device copy bandwidth (cudaMemcpy D2D, 256 MiB, rank 0): %.1f GB/s; layout: %s\n", copy_GBps,
-                a2a::layout(MPI_COMM_WORLD).c_str());
+                layout.c_str());
     std::printf("%10s  %-40s %11s %11s %11s %11s %9s %9s %9s %6s\n", "bytes", "algorithm", "median_us", "min_us",
                 "max_us", "first_us", "GBps", "copy_frac", "vs_staged", "wrong");
   }
@@ -146,10 +180,10 @@ int run_bench_cuda(const CudaBenchOptions& o) {
     };
     std::vector<Row> done;
     for (const auto& spec : rows) {
-      Device d;
-      d.send = g::alloc_device(static_cast<size_t>(l.sbytes));
-      d.recv = g::alloc_device(static_cast<size_t>(l.rbytes));
-      int ok = d.send && d.recv && g::copy_to_device(d.send, host.data(), host.size()) == MPI_SUCCESS;
+      Device d{dev};
+      d.send = dev.alloc(static_cast<size_t>(l.sbytes));
+      d.recv = dev.alloc(static_cast<size_t>(l.rbytes));
+      int ok = d.send && d.recv && dev.to_device(d.send, host.data(), host.size()) == MPI_SUCCESS;
       MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
       if (!ok) {
         if (rank == 0) std::fprintf(stderr, "a2a bench: no device memory for %lld bytes: %s\n", m, g::last_error().c_str());
@@ -177,10 +211,10 @@ int run_bench_cuda(const CudaBenchOptions& o) {
       A2A_Last_stats(&st);
       long long wrong = 0;
       if (o.validate) {
-        g::fill_device(d.recv, 0xee, static_cast<size_t>(l.rbytes));
+        dev.fill(d.recv, 0xee, static_cast<size_t>(l.rbytes));
         call(o, spec, l, d, m);
         std::vector<unsigned char> got(static_cast<size_t>(l.rbytes));
-        g::copy_to_host(got.data(), d.recv, got.size());
+        dev.to_host(got.data(), d.recv, got.size());
         for (int s = 0; s < P; ++s)
           for (int j = 0; j < l.rc[s]; ++j) wrong += got[l.rd[s] + j] != pattern(s, rank, j);
         MPI_Allreduce(MPI_IN_PLACE, &wrong, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
@@ -190,7 +224,7 @@ int run_bench_cuda(const CudaBenchOptions& o) {
     }
     // The floor: rank 0 alone, the mean block for alltoallv.
     double floor_t = -1;
-    if (rank == 0) floor_t = g::time_floor_kernel(P, static_cast<size_t>(moved / (static_cast<long long>(P) * P)), o.iters);
+    if (rank == 0) floor_t = dev.time_floor(P, static_cast<size_t>(moved / (static_cast<long long>(P) * P)), o.iters);
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank != 0) continue;
     if (floor_t > 0) done.push_back({floor_row, floor_t * 1e6, floor_t * 1e6, floor_t * 1e6, -1, 0});

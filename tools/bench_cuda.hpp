@@ -12,6 +12,7 @@ struct CudaBenchOptions {
   long long min_bytes = 16, max_bytes = 64LL << 20;
   int iters = 20, warmup = 3;
   bool validate = false;
+  bool fake = false;  // host memory in place of device memory (--device fake-cuda)
   std::vector<std::string> algs;  // extra rows
   std::string csv, json;
 };

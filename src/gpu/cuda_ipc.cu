@@ -26,12 +26,12 @@
 // paper); inter-node ~ spread-out with D2H and H2D copies overlapped in
 // chunks.
 //
-// Handles: a rank exports the allocation base (cuMemGetAddressRange) with an
-// offset, and caches its own handles by (base, buffer id).  Opened handles
-// are cached by (peer, base, handle): when a peer's base comes back with a
-// new handle (its allocation was freed and the address reused), the old
-// mapping is closed first; at most kMappingsPerPeer stay open per peer
-// (least recently used closed), and all close with the communicator.
+// Handles: a rank exports the allocation (cuMemGetAddressRange: base and
+// size, and its buffer id) with an offset, and caches its own handles by
+// (base, buffer id).  Opened handles live in an IpcCache (src/gpu/
+// ipc_cache.hpp: validity by buffer id, a block's mapping shared by the
+// buffers in it, retries on cudaErrorAlreadyMapped, kMappingsPerPeer per
+// peer), all closed with the communicator.
 // Driver calls go through cudaGetDriverEntryPointByVersion, so nothing links
 // libcuda.
 //
@@ -52,6 +52,7 @@
 #include <vector>
 
 #include "gpu/gpu.hpp"
+#include "gpu/ipc_cache.hpp"
 #include "gpu/staged.hpp"
 
 namespace a2a::detail::gpu {
@@ -152,15 +153,37 @@ struct Export {
   unsigned long long base;  // allocation base in the exporter's address space
   long long offset;         // the send pointer (first block) - base
   long long stride;         // alltoall: block r lies at send + r * stride
+  unsigned long long size;  // the allocation's size
+  unsigned long long id;    // its buffer id (CU_POINTER_ATTRIBUTE_BUFFER_ID)
   int has;                  // 0: nothing to read (no bytes for node-mates)
   int device;
 };
 
-struct Mapping {
-  unsigned long long base;
-  cudaIpcMemHandle_t handle;
-  char* ptr;
-  unsigned long long used;
+static_assert(sizeof(cudaIpcMemHandle_t) == sizeof(IpcHandle), "an IPC handle is 64 bytes");
+
+// The cache's driver: the runtime's IPC calls.
+class RuntimeIpc : public IpcDriver {
+ public:
+  Open open(const IpcHandle& h, char** ptr) override {
+    cudaIpcMemHandle_t handle;
+    std::memcpy(&handle, h.bytes, sizeof handle);
+    void* p = nullptr;
+    const cudaError_t e = cudaIpcOpenMemHandle(&p, handle, cudaIpcMemLazyEnablePeerAccess);
+    if (e == cudaSuccess) {
+      *ptr = static_cast<char*>(p);
+      return Open::ok;
+    }
+    fail(e, "cudaIpcOpenMemHandle");
+    return e == cudaErrorAlreadyMapped ? Open::already_mapped : Open::failed;
+  }
+  void close(char* ptr) override { cudaIpcCloseMemHandle(ptr); }
+  bool mapped_range(const char* p, uintptr_t& base, size_t& size) override {
+    CUdeviceptr b = 0;
+    const Driver& d = driver();
+    if (!d.address_range || d.address_range(&b, &size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return false;
+    base = static_cast<uintptr_t>(b);
+    return true;
+  }
 };
 
 // Grow-only memory, pinned host or device.
@@ -224,7 +247,8 @@ struct State {
   std::vector<cudaEvent_t> events;  // one per staging slot
   std::map<std::pair<unsigned long long, unsigned long long>, std::pair<cudaIpcMemHandle_t, unsigned long long>>
       exported;  // (base, buffer id) -> (handle, last use)
-  std::vector<std::vector<Mapping>> mapped;  // by local index
+  RuntimeIpc runtime;
+  IpcCache opened{runtime, kMappingsPerPeer};  // node-mates' buffers, by local index
   unsigned long long clock = 0;
   Grown mirror[2], chunks, descs, scratch{nullptr, 0, true};
   std::vector<Export> peers;
@@ -232,8 +256,7 @@ struct State {
   std::vector<CopyDesc> plan;
 
   ~State() {
-    for (auto& list : mapped)
-      for (auto& m : list) cudaIpcCloseMemHandle(m.ptr);
+    opened.close_all();
     for (auto& g : mirror) g.release();
     chunks.release();
     descs.release();
@@ -254,7 +277,6 @@ struct State {
     MPI_Comm_rank(node, &q);
     MPI_Comm_size(node, &Q);
     node_ranks = ctx.topology.ranks[my_node];
-    mapped.assign(Q, {});
     peers.resize(Q);
     A2A_CUDA_TRY(cudaStreamCreateWithFlags(&ipc, cudaStreamNonBlocking));
     A2A_CUDA_TRY(cudaStreamCreateWithFlags(&stage, cudaStreamNonBlocking));
@@ -294,6 +316,8 @@ struct State {
     it->second.second = ++clock;
     out.handle = it->second.first;
     out.base = base;
+    out.size = size;
+    out.id = id;
     out.offset = p - reinterpret_cast<const char*>(base);
     return MPI_SUCCESS;
   }
@@ -301,29 +325,12 @@ struct State {
   // Node-mate j's exported allocation, opened in this process.
   int open_peer(int j, char*& ptr) {
     const Export& e = peers[j];
-    auto& list = mapped[j];
-    for (auto it = list.begin(); it != list.end(); ++it) {
-      if (it->base != e.base) continue;
-      if (std::memcmp(&it->handle, &e.handle, sizeof e.handle) == 0) {
-        it->used = ++clock;
-        ptr = it->ptr;
-        return MPI_SUCCESS;
-      }
-      cudaIpcCloseMemHandle(it->ptr);  // the peer freed it and the address came back
-      list.erase(it);
-      break;
-    }
-    if (list.size() >= kMappingsPerPeer) {
-      auto lru = std::min_element(list.begin(), list.end(),
-                                  [](const Mapping& a, const Mapping& b) { return a.used < b.used; });
-      cudaIpcCloseMemHandle(lru->ptr);
-      list.erase(lru);
-    }
-    void* p = nullptr;
-    A2A_CUDA_TRY(cudaIpcOpenMemHandle(&p, e.handle, cudaIpcMemLazyEnablePeerAccess));
-    list.push_back({e.base, e.handle, static_cast<char*>(p), ++clock});
-    ptr = static_cast<char*>(p);
-    return MPI_SUCCESS;
+    IpcBuffer b;
+    std::memcpy(b.handle.bytes, &e.handle, sizeof b.handle);
+    b.base = e.base;
+    b.size = e.size;
+    b.id = e.id;
+    return opened.open(j, b, ptr) ? MPI_SUCCESS : MPI_ERR_OTHER;  // last_message says why
   }
 };
 
