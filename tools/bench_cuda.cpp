@@ -86,12 +86,12 @@ const DeviceOps kCuda = {g::device_count, g::select_local_device, g::alloc_devic
                          g::copy_to_host, g::fill_device, g::time_device_copy, g::time_floor_kernel};
 const DeviceOps kHostAsDevice = {
     [] { return 1; },
-    [](MPI_Comm) { return MPI_SUCCESS; },
+    [](MPI_Comm) -> int { return MPI_SUCCESS; },
     [](size_t bytes) { return std::malloc(std::max<size_t>(bytes, 1)); },
     [](void* p) { std::free(p); },
-    [](void* d, const void* h, size_t n) { return std::memcpy(d, h, n), MPI_SUCCESS; },
-    [](void* h, const void* d, size_t n) { return std::memcpy(h, d, n), MPI_SUCCESS; },
-    [](void* d, int v, size_t n) { return std::memset(d, v, n), MPI_SUCCESS; },
+    [](void* d, const void* h, size_t n) -> int { return std::memcpy(d, h, n), MPI_SUCCESS; },
+    [](void* h, const void* d, size_t n) -> int { return std::memcpy(h, d, n), MPI_SUCCESS; },
+    [](void* d, int v, size_t n) -> int { return std::memset(d, v, n), MPI_SUCCESS; },
     [](size_t) { return -1.0; },
     [](int, size_t, int) { return -1.0; }};
 
