@@ -11,7 +11,8 @@
 #             with the tuning file and with the cost model alone
 #   apps      a2a-fft and a2a-closure (auto against native, interleaved), and
 #             hpcc and the FFTW round trip under the shim (auto) against the
-#             MPI library alone (tests' mpi_timer), at P = 4, 8, 16
+#             MPI library alone (tests' mpi_timer), at P = 4, 8, 16 (phases
+#             own_apps and shim_apps run either half)
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -75,7 +76,9 @@ avb() {
 # The all-to-all seconds rank 0 reports: the shim's summary lines, or mpi_timer's.
 a2a_seconds() { awk '/^a2a shim: communicator /{for (i = 1; i < NF; ++i) if ($(i + 1) == "s;") s += $i} END {printf "%.6f\n", s}' "$1"; }
 
-apps() {
+apps() { own_apps; shim_apps; }
+
+own_apps() {
   for np in 4 8 16; do
     mpirun -np "$np" build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto |
       tee "$out/apps-fft-uniform-p$np.txt"
@@ -83,6 +86,11 @@ apps() {
       tee "$out/apps-fft-nonuniform-p$np.txt"
     mpirun -np "$np" build/apps/a2a-closure apps/data/random-large.txt --repeat 9 --compare native --compare auto |
       tee "$out/apps-closure-p$np.txt"
+  done
+}
+
+shim_apps() {
+  for np in 4 8 16; do
     # hpcc and the FFTW round trip, unchanged: the shim with auto against
     # the library alone, alternating, 5 runs each; rank 0's all-to-all time.
     for app in hpcc fftw; do

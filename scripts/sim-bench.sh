@@ -130,9 +130,10 @@ hier() {  # (c) hierarchical TuNA, each variant and auto in runs of their own
 }
 
 auto() {  # (b) and (c) auto in runs of its own, as it chooses now (native a candidate: it runs the
-           # library's own unless another algorithm is modelled at most 0.8 of its time)
+           # library's own unless another algorithm is modelled at most 0.8 of its time), the
+           # library it wraps being SMPI with MPICH's selector
   for s in 32 1024; do
-    A2A_SIM_SHARED=1 run p1024-auto-$s theta-16x64 bruck -m $s:$s -i 1 -x 1 --without-native -a auto
+    A2A_SIM_SHARED=1 run p1024-auto-$s theta-16x64 mpich -m $s:$s -i 1 -x 1 --without-native -a auto
   done
   for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
     A2A_SIM_SHARED=1 run p1024-v-auto-$s theta-16x64 mpich --collective alltoallv --workload uniform -m $s:$s -i 1 \
