@@ -94,6 +94,8 @@ def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS)
     for a2a_prefix in a2a_prefixes:
         for s in sizes:
             for r in rows(d, f"{a2a_prefix}{s}"):
+                if r["algorithm"] == "auto" and a2a_prefix not in ("p1024-auto-", "p1024-v-auto-"):
+                    continue  # auto as it chooses now comes from runs of its own
                 seen.setdefault(r["algorithm"], {})[s] = r
     for alg, per_size in seen.items():
         lines.append((named(alg, per_size), {s: float(r["median_us"]) for s, r in per_size.items()}))
