@@ -189,12 +189,6 @@ long long launcher_local_ranks() {
 #endif
 }
 
-// What a communicator's first use learns, in one allgather over it (plus
-// the shared-memory split): the layout, from the environment overrides
-// (they describe world ranks) or from shared memory, as one key per rank
-// (the node id, or the lowest world rank sharing memory with it); whether
-// any rank's machine is oversubscribed; whether every rank read the same
-// tuning file.
 // What the first use of a communicator congruent with MPI_COMM_WORLD
 // learnt, per world rank, so that later communicators (FFTW and others make
 // one per plan) learn their layout with no communication: every world rank
@@ -224,6 +218,12 @@ void finish_topology(CommContext& ctx, const std::vector<long long>& all, long l
   ctx.topology.error = error;
 }
 
+// What a communicator's first use learns, in one allgather over it (plus
+// the shared-memory split) unless WorldInfo or the launcher already say:
+// the layout, from the environment overrides (they describe world ranks) or
+// from shared memory, as one key per rank (the node id, or the world rank
+// of the node's first member); whether any rank's machine is
+// oversubscribed; whether every rank read the same tuning file.
 int detect_topology(CommContext& ctx) {
   int world_size = 1, world_rank = 0, threads = MPI_THREAD_SINGLE;
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
