@@ -1,11 +1,25 @@
 #!/usr/bin/env bash
 # Installs a built tree into a fresh prefix and builds a consumer against it
-# twice: with find_package(a2a) / a2a::a2a, and with pkg-config a2a.
+# twice: with find_package(a2a) / a2a::a2a, and with pkg-config a2a and the
+# plain C compiler (so a2a.pc alone must name the MPI the library was built
+# with; a2aConfig.cmake likewise), then runs both with that MPI's launcher.  Works for the Open MPI
+# build (build/) and the MPICH one (build-mpich/).
 set -euo pipefail
 build=${1:-build}
+cached() { sed -n "s/^$1:[A-Z]*=//p" "$build/CMakeCache.txt"; }
+mpiexec=$(cached MPIEXEC_EXECUTABLE)
+# A consumer and liba2a must load the one MPI library the build used.
+mpi_of() { LD_LIBRARY_PATH="$libdir" ldd "$1" | grep -oE 'lib(mpi|mpich)\.so[^ ]*' | sort -u; }
+same_mpi() {
+  [ -n "$(mpi_of "$libdir/liba2a.so")" ] && [ "$(mpi_of "$1")" = "$(mpi_of "$libdir/liba2a.so")" ] ||
+    { echo "$1 links $(mpi_of "$1"), liba2a $(mpi_of "$libdir/liba2a.so")"; exit 1; }
+}
+flags=()
+"$mpiexec" --version 2>&1 | grep -q HYDRA || flags=(--oversubscribe)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
+libdir=$(dirname "$(find "$work/prefix" -name a2a.pc)")/..
 mkdir -p "$work/consumer"
 cat >"$work/consumer/main.c" <<'C'
 #include <a2a/a2a.h>
@@ -36,11 +50,12 @@ target_link_libraries(consumer PRIVATE a2a::a2a)
 CM
 cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer/build" >/dev/null
-mpirun --oversubscribe -np 3 "$work/consumer/build/consumer"
-libdir=$(dirname "$(find "$work/prefix" -name a2a.pc)")/..
+same_mpi "$work/consumer/build/consumer"
+"$mpiexec" "${flags[@]}" -np 3 "$work/consumer/build/consumer"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046
-mpicc "$work/consumer/main.c" $(pkg-config --cflags --libs a2a) -o "$work/consumer/pc"
-LD_LIBRARY_PATH="$libdir" mpirun --oversubscribe -np 2 "$work/consumer/pc"
+cc "$work/consumer/main.c" $(pkg-config --cflags --libs a2a) -o "$work/consumer/pc"
+same_mpi "$work/consumer/pc"
+LD_LIBRARY_PATH="$libdir" "$mpiexec" "${flags[@]}" -np 2 "$work/consumer/pc"
 "$work/prefix/bin/a2a" model --procs 11 --radix 3 >/dev/null
-echo "install check ok: find_package(a2a) and pkg-config consumers ran"
+echo "install check ok ($(basename "$mpiexec")): find_package(a2a) and pkg-config consumers ran on $(mpi_of "$libdir/liba2a.so")"

@@ -26,3 +26,4 @@ cmake --build build-smpi -j "$jobs"
 cmake --preset mpich >/dev/null
 cmake --build build-mpich -j "$jobs"
 ctest --preset mpich -j "$jobs"
+bash scripts/check-install.sh build-mpich
