@@ -51,6 +51,7 @@
 #include <map>
 #include <vector>
 
+#include "core/loaded.hpp"
 #include "gpu/gpu.hpp"
 #include "gpu/ipc_cache.hpp"
 #include "gpu/staged.hpp"
@@ -490,18 +491,10 @@ int select_device(int ordinal) {
 
 // Device memory is owned through the CUDA driver, so a process that has not
 // loaded libcuda holds none; asking the runtime there would start it (a few
-// milliseconds on a program's first call, for nothing).  Once loaded it
-// stays loaded.
+// milliseconds on a program's first call, for nothing).
 bool driver_loaded() {
-  static std::atomic<bool> loaded{false};
-  if (loaded.load(std::memory_order_relaxed)) return true;
-  // The objects already loaded, by name (dlopen with RTLD_NOLOAD would
-  // search the file system first).
-  const int found = dl_iterate_phdr(
-      [](dl_phdr_info* info, size_t, void*) { return info->dlpi_name && std::strstr(info->dlpi_name, "libcuda.so") ? 1 : 0; },
-      nullptr);
-  if (found) loaded = true;
-  return found != 0;
+  static LoadedObject libcuda("libcuda.so");
+  return libcuda.loaded();
 }
 
 Memory memory_of(const void* p) {
