@@ -1,6 +1,5 @@
-// Traff's clustered, hierarchical 1-factor algorithm ("Efficient all-to-all
-// communication on clusters of SMP nodes", ../shared/papers/
-// traff-hierarchical-factor-alltoall.txt, section 3; schedule in
+// Traff's clustered, hierarchical 1-factor algorithm (J. L. Traff, "Efficient
+// all-to-all communication on clusters of SMP nodes", section 3; schedule in
 // src/schedule/clustered.hpp): phases retire the smallest nodes, rounds are
 // the 1-factors of the remaining nodes, and a node talks to one other node at
 // a time, for any node sizes and placement.  Each rank sends P-1 messages

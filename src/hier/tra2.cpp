@@ -1,6 +1,6 @@
 // TRA2, the two-layer tunable-radix all-to-all (Fan et al., "Configurable
-// algorithms for all-to-all collectives", ../shared/papers/
-// tra-tunable-radix-alltoall.txt, section IV).  With N nodes of Q ranks,
+// algorithms for all-to-all collectives", ISC High Performance 2024,
+// section IV).  With N nodes of Q ranks,
 // rank (n, q) first runs TRA of radix r1 inside its node, sending to each
 // node-mate q' the N blocks bound for local index q' on every node; then
 // the ranks with the same local index q form one "port" per node (the

@@ -1,5 +1,5 @@
-// Hierarchical TuNA (Fan et al., TuNA, ../shared/papers/
-// tuna-nonuniform-tunable-radix.txt, section IV) for N nodes of Q ranks.
+// Hierarchical TuNA (Fan et al., "Configurable non-uniform all-to-all
+// algorithms", IEEE Cluster 2024, section IV) for N nodes of Q ranks.
 // Intra-node phase, implicit: the blocks of a rank form Q groups, group q'
 // holding its N blocks for local index q' on every node.  One node-level
 // alltoall of the block sizes (N per node-mate) tells each rank what

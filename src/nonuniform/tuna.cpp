@@ -1,5 +1,5 @@
-// TuNA, tunable-radix non-uniform all-to-all (Fan et al., TuNA,
-// ../shared/papers/tuna-nonuniform-tunable-radix.txt, sections II-III): the
+// TuNA, tunable-radix non-uniform all-to-all (Fan et al., "Configurable
+// non-uniform all-to-all algorithms", IEEE Cluster 2024, sections II-III): the
 // TRA schedule of radix r (rounds (x, z) sending blocks whose x-th base-r
 // digit is z to p - z*r^x) with a two-phase exchange per round (block sizes,
 // then blocks).  K and D equal TRA's closed forms; metadata 8*D bytes; cost

@@ -1,6 +1,5 @@
-// The 1-factor algorithm for any P (Traff, "Efficient all-to-all
-// communication on clusters of SMP nodes", ../shared/papers/
-// traff-hierarchical-factor-alltoall.txt, section 2): round i pairs rank u
+// The 1-factor algorithm for any P (J. L. Traff, "Efficient all-to-all
+// communication on clusters of SMP nodes", section 2): round i pairs rank u
 // with (i - u) mod P, the self-loop round is the local copy, and in each pair
 // the lower rank sends first, so every rank talks to one peer at a time (the
 // single-ported model).  K = D = P-1, cost (P-1)*(2*alpha + n*beta) with the

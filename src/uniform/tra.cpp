@@ -1,5 +1,5 @@
 // TRA, tunable-radix Bruck (Fan et al., "Configurable algorithms for
-// all-to-all collectives", ../shared/papers/tra-tunable-radix-alltoall.txt).
+// all-to-all collectives", ISC High Performance 2024).
 // Block indices are written in base r with w = ceil(log_r P) digits; round
 // (x, z), 0 <= x < w, 1 <= z < r, sends every block whose x-th digit is z to
 // rank p + z*r^x.  Rounds K = w(r-1) - floor((r^w - P)/r^(w-1)) (prop. 3),
