@@ -42,7 +42,6 @@
 #include <cuda.h>  // driver types and enums only; libcuda is reached through the runtime
 #include <cuda_runtime.h>
 
-#include <link.h>
 
 #include <algorithm>
 #include <atomic>
