@@ -59,8 +59,9 @@ int A2A_Plan_free(A2A_Plan *plan);
 int A2A_Last_stats(A2A_Stats *stats);
 
 /* Who chose the algorithm of this rank's last call when it was "auto":
- * "tuning" (an A2A_TUNING_FILE entry) or "model" (the cost model); "" when the
- * call named its algorithm.  A static string.  (Kept out of A2A_Stats so that
+ * "tuning" (an A2A_TUNING_FILE entry), "model" (the cost model), or
+ * "first-call" (auto's first call on a communicator runs the MPI library's
+ * own, undecided); "" when the call named its algorithm.  A static string.  (Kept out of A2A_Stats so that
  * the struct's size stays as programs were compiled with.) */
 const char *A2A_Last_decided_by(void);
 

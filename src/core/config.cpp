@@ -10,6 +10,11 @@ const char* nonempty(const char* name) {
   const char* v = std::getenv(name);
   return v && *v ? v : nullptr;
 }
+long long positive(const char* name) {
+  const char* v = nonempty(name);
+  const long long n = v ? std::atoll(v) : 0;
+  return n > 0 ? n : 0;
+}
 }  // namespace
 
 const Config& config() {
@@ -19,7 +24,20 @@ const Config& config() {
     if (const char* v = nonempty("A2A_ALLTOALLV")) x.alltoallv = v;
     if (const char* v = nonempty("A2A_ERROR_CHECK")) x.agree = std::strcmp(v, "agree") == 0;
     if (const char* v = nonempty("A2A_VERBOSE")) x.verbose = std::strcmp(v, "0") != 0;
-    x.tuning_file = nonempty("A2A_TUNING_FILE") != nullptr;
+    if (const char* v = nonempty("A2A_TUNING_FILE")) x.tuning_path = v;
+    x.tuning_file = !x.tuning_path.empty();
+    if (const char* v = nonempty("A2A_COST_MODEL")) x.cost_model = v;
+    if (const char* v = nonempty("A2A_NODE_MAP")) x.node_map = v;
+    if (const char* v = nonempty("A2A_NODE_SIZES")) x.node_sizes = v;
+    if (const char* v = nonempty("A2A_NODE_SIZE")) x.node_size = v;
+    if (const long long n = positive("A2A_SCRATCH_LIMIT")) x.scratch_limit = static_cast<size_t>(n);
+    x.max_message_bytes = static_cast<size_t>(positive("A2A_MAX_MESSAGE_BYTES"));
+    if (const char* v = nonempty("A2A_SIM_SHARED")) x.sim_shared = std::strcmp(v, "0") != 0;
+    for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
+      if (const char* v = nonempty(var)) {
+        x.launcher_local_ranks = std::atoll(v);
+        break;
+      }
     return x;
   }();
   return c;

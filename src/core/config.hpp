@@ -1,8 +1,9 @@
 // The environment, read once per process (at a2a's first use), so no call
-// reads a variable on its hot path.  A change to the environment after that
-// first use is not seen; programs choose per call with the spec argument, or
-// with a2a::set_error_check.
+// reads a variable on its hot path and no other file reads one.  A change to
+// the environment after that first use is not seen; programs choose per call
+// with the spec argument, or with a2a::set_error_check.
 #pragma once
+#include <cstddef>
 #include <string>
 
 namespace a2a::detail {
@@ -12,7 +13,17 @@ struct Config {
   std::string alltoallv = "auto";  // A2A_ALLTOALLV
   bool agree = false;              // A2A_ERROR_CHECK=agree; default local, as MPI libraries check
   bool verbose = false;            // A2A_VERBOSE
-  bool tuning_file = false;        // A2A_TUNING_FILE is set (on every rank or on none)
+  std::string tuning_path;         // A2A_TUNING_FILE ("" unset)
+  bool tuning_file = false;        // it is set (on every rank or on none)
+  std::string cost_model;          // A2A_COST_MODEL ("" unset)
+  // A2A_NODE_MAP, A2A_NODE_SIZES, A2A_NODE_SIZE ("" unset; hier/topology.hpp).
+  std::string node_map, node_sizes, node_size;
+  size_t scratch_limit = size_t{1} << 30;  // A2A_SCRATCH_LIMIT (bytes > 0)
+  size_t max_message_bytes = 0;            // A2A_MAX_MESSAGE_BYTES (bytes > 0; 0 unset)
+  bool sim_shared = false;                 // A2A_SIM_SHARED (SMPI builds)
+  // The job's ranks on this machine as the launcher says
+  // (OMPI_COMM_WORLD_LOCAL_SIZE, MPICH Hydra's MPI_LOCALNRANKS); 0 unsaid.
+  long long launcher_local_ranks = 0;
 };
 
 const Config& config();

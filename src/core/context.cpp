@@ -22,12 +22,7 @@ void Scratch::begin_call() {
 
 bool sim_shared_buffers() {
 #ifdef A2A_SMPI
-  // Read once: every scratch request and every buffer free asks.
-  static const bool shared = [] {
-    const char* v = std::getenv("A2A_SIM_SHARED");
-    return v && *v && std::string(v) != "0";
-  }();
-  return shared;
+  return config().sim_shared;
 #else
   return false;
 #endif
@@ -71,14 +66,7 @@ size_t Scratch::reserved() const {
   return total;
 }
 
-size_t scratch_limit() {
-  static const size_t limit = [] {
-    const char* v = std::getenv("A2A_SCRATCH_LIMIT");
-    const long long n = v ? std::atoll(v) : 0;
-    return n > 0 ? static_cast<size_t>(n) : size_t{1} << 30;
-  }();
-  return limit;
-}
+size_t scratch_limit() { return config().scratch_limit; }
 
 TypeCache::~TypeCache() { clear(); }
 
@@ -172,7 +160,7 @@ bool oversubscribed(long long ranks_sharing_memory) {
   (void)ranks_sharing_memory;
   return false;
 #else
-  const long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  static const long cores = sysconf(_SC_NPROCESSORS_ONLN);  // reads sysfs: once
   return cores > 0 && ranks_sharing_memory > cores;
 #endif
 }
@@ -183,9 +171,7 @@ long long launcher_local_ranks() {
 #ifdef A2A_SMPI
   return 0;
 #else
-  for (const char* var : {"OMPI_COMM_WORLD_LOCAL_SIZE", "MPI_LOCALNRANKS"})
-    if (const char* v = std::getenv(var)) return std::atoll(v);
-  return 0;
+  return config().launcher_local_ranks;
 #endif
 }
 
@@ -229,10 +215,20 @@ int detect_topology(CommContext& ctx) {
   MPI_Comm_size(MPI_COMM_WORLD, &world_size);
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
   MPI_Query_thread(&threads);
-  std::vector<long long> ids;
-  std::string source, error;
-  const bool overridden = node_ids_from_env(world_size, ids, source, error);
-  if (!overridden || !error.empty()) source = "shared memory";
+  struct EnvLayout {  // parsed once: the world's size does not change
+    std::vector<long long> ids;
+    std::string source, error;
+    bool overridden = false;
+  };
+  static const EnvLayout env = [world_size] {
+    EnvLayout e;
+    e.overridden = node_ids_from_env(world_size, e.ids, e.source, e.error);
+    if (!e.overridden || !e.error.empty()) e.source = "shared memory";
+    return e;
+  }();
+  const std::vector<long long>& ids = env.ids;
+  const std::string &source = env.source, &error = env.error;
+  const bool overridden = env.overridden;
   uint64_t print = 0;
   process_tuning(nullptr, &print);
   const long long my_print = static_cast<long long>(print >> 1);
@@ -250,9 +246,12 @@ int detect_topology(CommContext& ctx) {
   if (rc != MPI_SUCCESS) return rc;
   const bool single = threads != MPI_THREAD_MULTIPLE;
   const bool all_in_world = std::none_of(in_world.begin(), in_world.end(), [](int w) { return w == MPI_UNDEFINED; });
+  ctx.reads_world = single && all_in_world;
+  ctx.teaches_world = single && relation != MPI_UNEQUAL;
+  ctx.world_order = single && relation == MPI_IDENT;
   std::vector<long long> all(3 * static_cast<size_t>(ctx.size));
   WorldInfo& w = world_info();
-  if (single && all_in_world) {
+  if (ctx.reads_world) {
     std::lock_guard<std::mutex> guard(w.lock);
     if (w.known) {
       for (int r = 0; r < ctx.size; ++r)
@@ -293,7 +292,7 @@ int detect_topology(CommContext& ctx) {
   rc = MPI_Allgather(me, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, ctx.user);
   if (rc != MPI_SUCCESS) return rc;
   finish_topology(ctx, all, my_print, source, error);
-  if (single && relation != MPI_UNEQUAL) {  // the same members, in any order
+  if (ctx.teaches_world) {  // the same members, in any order
     std::lock_guard<std::mutex> guard(w.lock);
     w.per_rank.assign(3 * static_cast<size_t>(world_size), 0);
     for (int r = 0; r < ctx.size; ++r)

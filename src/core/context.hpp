@@ -25,10 +25,14 @@ struct GpuStateFree {
   void operator()(gpu::State* state) const;
 };
 
+// Stats::decided_by of auto's first call on a communicator, which runs
+// native without deciding (front/execute.cpp).
+inline constexpr const char* kFirstCall = "first-call";
+
 struct Stats {
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
   long long inter_node_messages = 0, inter_node_bytes = 0;
-  const char* decided_by = "";   // "tuning" or "model" when auto chose
+  const char* decided_by = "";   // "tuning", "model" or kFirstCall when auto chose
   const int* node_of = nullptr;  // the communicator's layout, to tell inter-node messages
   int my_node = 0;
   // The prepared call (its serial number) whose name `algorithm` holds, so a
@@ -124,6 +128,14 @@ struct CommContext {
   bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores
   bool same_tuning = true;        // every rank read the same tuning file (or none)
   long long calls = 0;            // a2a calls run on it so far (the same count on every rank)
+  // Facts about the job learnt once (the layout, the cost model's machine):
+  // a communicator of exactly world's ranks teaches them to every world
+  // rank at once; one of world ranks only may read them.  Both false under
+  // MPI_THREAD_MULTIPLE, where another thread could be learning them.
+  bool teaches_world = false, reads_world = false;
+  // World's ranks in world's order (MPI_IDENT), not under MPI_THREAD_MULTIPLE:
+  // auto's state (decisions, model) is world's, shared (select/auto.cpp).
+  bool world_order = false;
   Scratch scratch;
   TypeCache types;
   ~CommContext();
@@ -146,7 +158,7 @@ struct CommContext {
   std::vector<char> slot_flags;
 
   // What auto decided on this communicator (select/auto.hpp).
-  std::unique_ptr<AutoState> auto_state;
+  std::shared_ptr<AutoState> auto_state;
   // Device buffers' state (src/gpu): node communicator, streams, IPC handle
   // caches, pinned staging; created by the first call on device buffers.
   std::unique_ptr<gpu::State, GpuStateFree> gpu_state;

@@ -3,13 +3,17 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "core/config.hpp"
+
 namespace a2a::detail {
 
-const size_t max_message_limit = [] {
-  const char* v = std::getenv("A2A_MAX_MESSAGE_BYTES");
-  const long long n = v ? std::atoll(v) : 0;
-  return n > 0 && static_cast<size_t>(n) < kMaxMessageBytes ? static_cast<size_t>(n) : kMaxMessageBytes;
-}();
+size_t max_message_bytes() {
+  static const size_t limit = [] {  // at first use, as every variable (core/config.hpp)
+    const size_t n = config().max_message_bytes;
+    return n > 0 && n < kMaxMessageBytes ? n : kMaxMessageBytes;
+  }();
+  return limit;
+}
 
 MPI_Request* Requests::spill() {
   if (more_.empty()) more_.assign(inline_, inline_ + n_);

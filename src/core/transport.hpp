@@ -13,11 +13,9 @@
 namespace a2a::detail {
 
 constexpr size_t kMaxMessageBytes = size_t{1} << 30;
-// kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (read when the library loads;
-// must be the same on every rank) so tests can exercise the splitting with
+// kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (must be the same on every rank) so tests can exercise the splitting with
 // small messages.
-extern const size_t max_message_limit;
-inline size_t max_message_bytes() { return max_message_limit; }
+size_t max_message_bytes();
 constexpr int kDataTag = 1;  // the private communicator carries only library traffic
 
 // Requests in flight: up to kInline without touching the heap (a call's

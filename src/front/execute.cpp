@@ -189,6 +189,18 @@ const Resolved& native_of(Collective coll) {
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
+  // auto's first call on a communicator runs native without deciding:
+  // deciding may measure the machine, and an algorithm of a2a's needs the
+  // private duplicate first (both collective), which cost more than any
+  // algorithm wins in one call; a program that calls once on a
+  // communicator (FFTW makes one per plan) never pays them.
+  if (!p.named.info && !p.decided && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1) {
+    begin_stats(st, p);
+    st.decided_by = kFirstCall;
+    name_algorithm(st, "native");
+    const Resolved& native = native_of(a.coll);
+    return a.v() ? run_alltoallv(a, p, native, -1, st) : run_alltoall(a, p, native, st);
+  }
   if (!p.decided)
     if (const int rc = decide(p, g, msg)) return rc;
   begin_stats(st, p);
@@ -205,15 +217,6 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     res = &d->resolved;
     st.decided_by = d->source;
     name_algorithm(st, res->canonical);
-  }
-  // auto's first call on a communicator runs native when its choice would
-  // need a2a's private duplicate first: making it (a collective) costs more
-  // than any algorithm wins in one call, and a program that calls once on
-  // a communicator (FFTW makes one per plan) never pays it.
-  if (!p.named.info && res->info->name != std::string("native") && p.ctx->comm == MPI_COMM_NULL &&
-      p.ctx->calls == 1) {
-    res = &native_of(a.coll);
-    name_algorithm(st, "native");
   }
   return a.v() ? run_alltoallv(a, p, *res, g ? g->hi : -1, st) : run_alltoall(a, p, *res, st);
 }

@@ -1,5 +1,7 @@
 #include "hier/topology.hpp"
 
+#include "core/config.hpp"
+
 #include <cstdlib>
 #include <map>
 #include <sstream>
@@ -92,8 +94,8 @@ bool node_ids_from(const char* map, const char* sizes, const char* size, int P, 
 }
 
 bool node_ids_from_env(int P, std::vector<long long>& ids, std::string& source, std::string& error) {
-  return node_ids_from(std::getenv("A2A_NODE_MAP"), std::getenv("A2A_NODE_SIZES"), std::getenv("A2A_NODE_SIZE"), P,
-                       ids, source, error);
+  const Config& c = config();
+  return node_ids_from(c.node_map.c_str(), c.node_sizes.c_str(), c.node_size.c_str(), P, ids, source, error);
 }
 
 }  // namespace a2a::detail

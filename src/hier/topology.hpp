@@ -25,7 +25,7 @@ struct Topology {
 // Groups ranks whose keys are equal (key_of[rank]) into nodes.
 Topology group_by_key(const std::vector<long long>& key_of, const std::string& source);
 
-// World-rank node ids from the environment overrides for a world of P ranks.
+// World-rank node ids from the environment overrides (read once, core/config.hpp) for a world of P ranks.
 // Returns false when none is set; on a malformed or mismatched value returns
 // true with `error` filled and no ids.
 bool node_ids_from_env(int P, std::vector<long long>& ids, std::string& source, std::string& error);

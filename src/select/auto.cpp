@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
+#include "core/config.hpp"
 #include "core/context.hpp"
 
 namespace a2a::detail {
@@ -120,8 +122,8 @@ bool env_model(MachineModel& m, unsigned& given, std::string& error) {
   static unsigned keys = 0;
   static std::string err;
   static const bool ok = [] {
-    const char* v = std::getenv("A2A_COST_MODEL");
-    return !v || parse_cost_model(v, parsed, keys, err);
+    const std::string& v = config().cost_model;
+    return v.empty() || parse_cost_model(v, parsed, keys, err);
   }();
   m = parsed;
   given = keys;
@@ -137,29 +139,68 @@ long long bucket(long long x) {
   return (x >> bits) << bits;
 }
 
+// The machine's measured parameters, learnt once per job on a communicator
+// of all its ranks and read by the later ones (CommContext::teaches_world,
+// reads_world): a program making a communicator per plan measures once.
+struct JobMachine {
+  std::mutex lock;
+  bool known = false;
+  MachineModel model;
+};
+JobMachine& job_state() {
+  static JobMachine j;
+  return j;
+}
+bool job_machine(MachineModel& m) {
+  JobMachine& j = job_state();
+  std::lock_guard<std::mutex> guard(j.lock);
+  if (!j.known) return false;
+  m.intra = j.model.intra, m.inter = j.model.inter;
+  m.overhead = j.model.overhead, m.copy = j.model.copy, m.persistent = j.model.persistent;
+  return true;
+}
+void remember_job_machine(const MachineModel& m) {
+  JobMachine& j = job_state();
+  std::lock_guard<std::mutex> guard(j.lock);
+  j.model = m;
+  j.known = true;
+}
+
+// Communicators of world's ranks in world's order decide alike, so they
+// share world's state: a program making one per plan (FFTW) decides and
+// models once.
+AutoState& auto_state(CommContext& ctx) {
+  if (!ctx.auto_state) {
+    static const std::shared_ptr<AutoState> world = std::make_shared<AutoState>();
+    ctx.auto_state = ctx.world_order ? world : std::make_shared<AutoState>();
+  }
+  return *ctx.auto_state;
+}
+
 }  // namespace
 
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
-  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
-  AutoState& a = *ctx.auto_state;
+  AutoState& a = auto_state(ctx);
   if (!a.model_ready) {
     MachineModel env;
     unsigned given = 0;
     if (!env_model(env, given, error)) return MPI_ERR_ARG;
     MachineModel m;
-    char version[MPI_MAX_LIBRARY_VERSION_STRING];
-    int len = 0;
-    MPI_Get_library_version(version, &len);
-    m.library = library_from_version(std::string(version, static_cast<size_t>(len)));
+    static const Library library = [] {
+      char version[MPI_MAX_LIBRARY_VERSION_STRING];
+      int len = 0;
+      MPI_Get_library_version(version, &len);
+      return library_from_version(std::string(version, static_cast<size_t>(len)));
+    }();
+    m.library = library;
     m.oversubscribed = ctx.oversubscribed;
     // Oversubscribed, the rule (one-round algorithms only) needs no
     // parameters: the library's persistent requests count as costlier,
     // anything else as equal.
     const bool measure = given != kAllCostKeys && ctx.size > 1 && !m.oversubscribed;
     if (!measure) m.persistent = 1e-7;
-    if (measure)
+    if (measure && !(ctx.reads_world && job_machine(m))) {
       if (const int rc = ctx.open_private()) return rc;
-    if (measure) {
       const auto& ranks = ctx.topology.ranks;
       const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
       const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
@@ -180,6 +221,7 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
       m.overhead = v[4];
       m.copy = v[5];
       m.persistent = v[6];
+      if (ctx.teaches_world) remember_job_machine(m);
     }
     double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy,
                       &m.persistent};
@@ -214,8 +256,7 @@ bool covers_all(std::vector<std::pair<long long, long long>> ranges) {
 }  // namespace
 
 int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error) {
-  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
-  AutoState& a = *ctx.auto_state;
+  AutoState& a = auto_state(ctx);
   if (!a.v_fixed_known) {
     const AutoDecision* probe = nullptr;  // agrees on the tuning file (collective once)
     if (const int rc = resolve_auto(ctx, Collective::alltoallv, 0, 0, probe, error)) return rc;
@@ -264,8 +305,7 @@ int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& 
 
 int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long max_bytes, const AutoDecision*& out,
                  std::string& error) {
-  if (!ctx.auto_state) ctx.auto_state = std::make_unique<AutoState>();
-  AutoState& a = *ctx.auto_state;
+  AutoState& a = auto_state(ctx);
   if (!a.tuning_checked) {  // the same file on every rank (compared at the context's setup), or none
     const TuningTable* table = process_tuning(nullptr, nullptr);
     a.table = ctx.same_tuning ? table : nullptr;

@@ -1,17 +1,21 @@
 // What "auto" runs on a communicator: the tuning file's entry for the call
 // when one matches (A2A_TUNING_FILE, see tuning.hpp), otherwise the cheapest
-// candidate of the cost model (cost_model.hpp) with this communicator's
-// alpha and beta.  Decisions are memoised per communicator.
+// candidate of the cost model (cost_model.hpp) with the machine's alpha and
+// beta.  Decisions are memoised per communicator; communicators of world's
+// ranks in world's order share world's (CommContext::world_order).
 //
 // Every rank must decide alike, so everything a decision reads is the same on
 // every rank: P, the layout, the call's global block sizes (alltoall: the
 // agreed block size; alltoallv: the global mean and maximum from one
 // allreduce), the tuning file (its fingerprint is compared across the
-// communicator once; a mismatch disables it there) and the model (rank 0's
-// measurement, broadcast).  Collective on the first auto call of a
-// communicator: the fingerprint allreduce and, unless A2A_COST_MODEL gives
-// every value, a ping-pong of a few milliseconds between rank 0 and a
-// node-mate and a rank of another node.
+// communicator once, where the launcher does not say that the whole job is
+// on one machine; a mismatch disables it there) and the model (rank 0's
+// measurement, broadcast).  The measurement, unless A2A_COST_MODEL gives
+// every value or the machine is oversubscribed, is a ping-pong of well under
+// a millisecond between rank 0 and a node-mate and a rank of another node,
+// collective on the communicator that decides first; made on one of all the
+// job's ranks, it serves every later communicator of world ranks.  auto's
+// first call on a communicator decides nothing (front/execute.cpp).
 #pragma once
 #include <map>
 #include <memory>

@@ -11,6 +11,8 @@
 #include <numeric>
 #include <sstream>
 
+#include "core/config.hpp"
+
 namespace a2a::detail {
 namespace {
 
@@ -155,8 +157,8 @@ const TuningTable* process_tuning(std::string* status, uint64_t* fingerprint) {
   static std::string message;
   static uint64_t print = 0;
   std::call_once(once, [] {
-    const char* path = std::getenv("A2A_TUNING_FILE");
-    if (!path || !*path) {
+    const char* path = config().tuning_path.c_str();
+    if (!*path) {
       message = "no tuning file (A2A_TUNING_FILE unset)";
       return;
     }

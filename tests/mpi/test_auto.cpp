@@ -44,7 +44,9 @@ std::vector<int> world_node_sizes() {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   std::vector<long long> ids;
   std::string source, error;
-  if (!a2a::detail::node_ids_from_env(P, ids, source, error) || !error.empty()) {
+  if (!a2a::detail::node_ids_from(std::getenv("A2A_NODE_MAP"), std::getenv("A2A_NODE_SIZES"),
+                                  std::getenv("A2A_NODE_SIZE"), P, ids, source, error) ||
+      !error.empty()) {
     MPI_Comm shm;
     MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
     long long leader = rank;
@@ -241,4 +243,39 @@ TEST_F(Auto, ModelChoiceIsTheCheapestCandidate) {
     ASSERT_EQ(a2a::detail::resolve(Collective::alltoall, pick, ctx->size, 4LL * n, want, err), MPI_SUCCESS);
     EXPECT_EQ(ran.algorithm, pick == "native" ? "native" : want.canonical) << n;
   }
+}
+
+// auto's first call on a communicator runs native and decides nothing (a
+// program calling once per communicator never pays a decision's
+// collectives); communicators of world's ranks in world's order share
+// world's decisions, others decide on their own.
+TEST_F(Auto, FirstCallRunsNativeThenWorldsDecisionsAreShared) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  const Ran on_world = alltoall_auto(MPI_COMM_WORLD, 3);  // world decided (its first call may be earlier)
+  MPI_Comm copy, reordered;
+  MPI_Comm_dup(MPI_COMM_WORLD, &copy);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reordered);
+  for (MPI_Comm comm : {copy, reordered}) {
+    const Ran first = alltoall_auto(comm, 3);
+    EXPECT_EQ(first.algorithm, "native");
+    EXPECT_EQ(first.by, "first-call");
+    const Ran second = alltoall_auto(comm, 3);
+    EXPECT_NE(second.by, "first-call");
+    if (comm == copy) {
+      EXPECT_EQ(second.algorithm, on_world.algorithm);
+    }
+  }
+  a2a::detail::CommContext *w = nullptr, *c = nullptr, *r = nullptr;
+  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, w), MPI_SUCCESS);
+  ASSERT_EQ(a2a::detail::get_context(copy, c), MPI_SUCCESS);
+  ASSERT_EQ(a2a::detail::get_context(reordered, r), MPI_SUCCESS);
+  EXPECT_EQ(c->auto_state, w->auto_state) << "a duplicate of world decides as world";
+  int size;
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  if (size > 1) {
+    EXPECT_NE(r->auto_state, w->auto_state) << "other rank order, own decisions";
+  }
+  MPI_Comm_free(&copy);
+  MPI_Comm_free(&reordered);
 }
