@@ -31,7 +31,7 @@ void list_algorithms() {
     for (const auto& a : a2a::detail::algorithms()) {
       if (a.collective != coll) continue;
       std::printf("  %-22s %s\n", a.name, a.summary);
-      for (const auto& p : a.params) std::printf("  %22s   %s=%s  %s\n", "", p.key, p.fallback, p.help);
+      for (const auto& p : a.params) std::printf("  %22s   %s=%s  %s\n", "", p.key, p.fallback.c_str(), p.help);
     }
   }
   std::printf("auto: the A2A_TUNING_FILE entry for (collective, P, node layout, block size) when one matches,\n"

@@ -129,7 +129,7 @@ def apps(d):
            "a2a-closure: `--compare native --compare auto --repeat 9`, medians of interleaved runs, the maximum "
            "over ranks. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
            "shim (`A2A_ALLTOALL(V)` unset: auto) against the MPI library alone (preloaded `mpi_timer`, the same "
-           "timer), rank 0's time in MPI_Alltoall(v), medians of 5 alternating runs.", ""]
+           "timer), rank 0's time in MPI_Alltoall(v), medians of alternating runs (hpcc 5, FFTW 15).", ""]
     out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran |")
     out.append("|---|---|---|---|---|---|")
     for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt"))):

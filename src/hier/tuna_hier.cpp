@@ -16,7 +16,7 @@
 // (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
-// radix (auto = ceil(sqrt(Q))), block (32).  Needs nodes of equal size (any
+// radix (auto = ceil(sqrt(Q))), block (Params::block).  Needs nodes of equal size (any
 // placement); otherwise returns kFallback and flat TuNA runs.
 #include <algorithm>
 #include <cstdio>

@@ -7,6 +7,7 @@
 #include "schedule/clustered.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
 
 namespace a2a::detail {
 namespace {
@@ -363,13 +364,13 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
   }
   if (multi_node_equal(l)) {
     const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-    constexpr int kInFlight = 32;  // tuna-hier's default block knob
+    const int kInFlight = Params{}.block;  // tuna-hier's default block knob
     for (bool staggered : {false, true})
       for (int r : layer_radices(Q)) {
         const auto steps = schedule::tra_steps(Q, r);
         const auto plan = schedule::tuna_hier_inter_plan(N, Q, staggered);
         out.push_back(costed(std::string("tuna-hier:variant=") + (staggered ? "staggered" : "coalesced") +
-                           ",radix=" + std::to_string(r) + ",block=32",
+                           ",radix=" + std::to_string(r) + ",block=" + std::to_string(kInFlight),
                        worst(l, m, [&](RankClock& c, int p) {
                          const auto [n, q] = place(l, p);
                          tra_rounds(c, steps, l.ranks[n], q, N * mean, N * kMetaPerBlock);

@@ -13,14 +13,53 @@ namespace a2a::detail {
 int cuda_ipc_host(const UniformCall&, const Params&) { return kFallback; }
 int cuda_ipc_host(const VarCall&, const Params&) { return kFallback; }
 
+namespace {
+
+// 4096 -> "4K": byte defaults shown as a user would write them.
+std::string bytes_text(long long v) {
+  const char* units = "KMG";
+  int u = -1;
+  while (u < 2 && v != 0 && v % 1024 == 0) v /= 1024, ++u;
+  return std::to_string(v) + (u >= 0 ? std::string(1, units[u]) : "");
+}
+
+const Params kDefaults{};
+
+ParamInfo radix_knob(const char* help) {
+  return {"radix", KnobKind::radix, "auto", help, [](Params& p, long long v) { p.radix = static_cast<int>(v); }, 0, 0, {}};
+}
+ParamInfo block_knob(const char* help) {
+  return {"block", KnobKind::integer, std::to_string(kDefaults.block), help,
+          [](Params& p, long long v) { p.block = static_cast<int>(v); }, 1, 1 << 30, {}};
+}
+ParamInfo dt_knob() {
+  return {"dt", KnobKind::choice, kDefaults.dt ? "1" : "0", "1: move blocks with MPI derived datatypes instead of memcpy",
+          [](Params& p, long long v) { p.dt = v == 1; }, 0, 0, {"0", "1"}};
+}
+ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
+                     void (*set)(Params&, long long)) {
+  return {key, KnobKind::bytes, bytes_text(fallback), help, set, lo, hi, {}};
+}
+
+}  // namespace
+
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const ParamInfo dt{"dt", "0", "1: move blocks with MPI derived datatypes instead of memcpy"};
+  static const ParamInfo dt = dt_knob();
+  static const std::vector<std::string> paths = {"kernel", "memcpy", "hybrid"};  // GpuPathMode's order
   static const std::vector<ParamInfo> ipc = {
-      {"path", "hybrid", "kernel, memcpy, or hybrid: a host algorithm (staged) below ipc-threshold, the kernel "
-                         "below memcpy-threshold, cudaMemcpyAsync above"},
-      {"ipc-threshold", "4K", "hybrid: smallest block (bytes; K, M, G) copied over CUDA IPC"},
-      {"memcpy-threshold", "512K", "hybrid: smallest block copied with cudaMemcpyAsync"},
-      {"chunk", "1M", "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)"}};
+      {"path", KnobKind::choice, paths[static_cast<int>(kDefaults.gpu_path)],
+       "kernel, memcpy, or hybrid: a host algorithm (staged) below ipc-threshold, the kernel below memcpy-threshold, "
+       "cudaMemcpyAsync above",
+       [](Params& p, long long v) { p.gpu_path = static_cast<schedule::GpuPathMode>(v); }, 0, 0, paths},
+      bytes_knob("ipc-threshold", kDefaults.ipc_threshold, 0, 1LL << 62,
+                 "hybrid: smallest block (bytes; K, M, G) copied over CUDA IPC",
+                 [](Params& p, long long v) { p.ipc_threshold = v; }),
+      bytes_knob("memcpy-threshold", kDefaults.memcpy_threshold, 0, 1LL << 62,
+                 "hybrid: smallest block copied with cudaMemcpyAsync",
+                 [](Params& p, long long v) { p.memcpy_threshold = v; }),
+      bytes_knob("chunk", kDefaults.chunk, 1, 1LL << 30,
+                 "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
+                 [](Params& p, long long v) { p.chunk = v; })};
   static const char* ipc_summary =
       "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
@@ -28,7 +67,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"linear", Collective::alltoall, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, linear},
       {"spread-out", Collective::alltoall, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, spread_out},
       {"scattered", Collective::alltoall, "MPICH batched spread-out",
-       {{"block", "32", "requests in flight per batch (>= 1)"}}, scattered},
+       {block_knob("requests in flight per batch (>= 1)")}, scattered},
       {"pairwise", Collective::alltoall, "P-1 blocking exchanges, to rank+i from rank-i", {}, pairwise},
       {"bruck-basic", Collective::alltoall, "Bruck: rotation, log2 P steps, inverse rotation", {dt}, bruck_basic},
       {"bruck-modified", Collective::alltoall, "Bruck without the final rotation", {dt}, bruck_modified},
@@ -37,9 +76,13 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"bruck-zero-rotation", Collective::alltoall, "Bruck with a rotation index, no rotation phase at all", {},
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
-       {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, tra},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, tra},
       {"tra2", Collective::alltoall, "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
-       {{"radix-intra", "auto", "2..Q; auto = ceil(sqrt(Q))", true}, {"radix-inter", "auto", "2..N; auto = N", true}}, tra2,
+       {{"radix-intra", KnobKind::layout_radix, "auto", "2..Q; auto = ceil(sqrt(Q))",
+         [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
+        {"radix-inter", KnobKind::layout_radix, "auto", "2..N; auto = N",
+         [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); }, 0, 0, {}}},
+       tra2,
        nullptr, "tra"},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor},
@@ -51,7 +94,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        linear},
       {"spread-out", Collective::alltoallv, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, nullptr,
        spread_out},
-      {"scattered", Collective::alltoallv, "MPICH batched spread-out", {{"block", "32", "requests in flight per batch (>= 1)"}},
+      {"scattered", Collective::alltoallv, "MPICH batched spread-out", {block_knob("requests in flight per batch (>= 1)")},
        nullptr, scattered},
       {"pairwise", Collective::alltoallv, "P-1 blocking exchanges, to rank+i from rank-i", {}, nullptr, pairwise},
       {"padded-bruck", Collective::alltoallv, "pad every block to the global largest, then zero-rotation Bruck", {},
@@ -61,16 +104,19 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"two-phase-bruck", Collective::alltoallv, "radix-2 Bruck, block sizes then blocks each round, P-block store",
        {}, nullptr, two_phase_bruck},
       {"tuna-hier", Collective::alltoallv, "TuNA inside each node, then the nodes exchange scattered",
-       {{"variant", "coalesced", "coalesced (one message per node) or staggered (one per block)"},
-        {"radix", "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))", true},
-        {"block", "32", "inter-node requests in flight per batch"}},
+       {{"variant", KnobKind::choice, kDefaults.staggered ? "staggered" : "coalesced",
+         "coalesced (one message per node) or staggered (one per block)",
+         [](Params& p, long long v) { p.staggered = v == 1; }, 0, 0, {"coalesced", "staggered"}},
+        {"radix", KnobKind::layout_radix, "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
+         [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
+        block_knob("inter-node requests in flight per batch")},
        nullptr, tuna_hier, "tuna"},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        nullptr, factor},
       {"clustered", Collective::alltoallv, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
        nullptr, clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
-       {{"radix", "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))"}}, nullptr, tuna},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna},
       {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out"},
   };
   return table;
@@ -140,6 +186,42 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
   return error.empty() ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
+// `value` of knob `p` as a number in `v` (and as shown in the canonical
+// name); on error, what the knob must be.
+std::string parse_knob(const ParamInfo& p, const std::string& value, int P, long long& v, std::string& shown) {
+  switch (p.kind) {
+    case KnobKind::radix:
+    case KnobKind::layout_radix:
+      if (value == "auto") {
+        v = p.kind == KnobKind::radix ? schedule::ceil_sqrt(P) : 0;
+      } else if (!parse_int(value, v) || v < 2) {
+        return "an integer >= 2 or auto";
+      }
+      if (p.kind == KnobKind::radix) {
+        v = std::max<long long>(2, std::min<long long>(v, P));  // larger radices run as P
+        shown = std::to_string(v);
+      }
+      v = std::min<long long>(v, 1 << 30);
+      return "";
+    case KnobKind::integer:
+      if (!parse_int(value, v) || v < p.lo || v > p.hi)
+        return "an integer from " + std::to_string(p.lo) + " to " + std::to_string(p.hi);
+      return "";
+    case KnobKind::bytes:
+      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
+        return "a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
+               " (digits with an optional K, M or G)";
+      return "";
+    case KnobKind::choice:
+      for (size_t k = 0; k < p.choices.size(); ++k)
+        if (value == p.choices[k]) return v = static_cast<long long>(k), "";
+      std::string words;
+      for (size_t k = 0; k < p.choices.size(); ++k) words += (k ? " or " : "") + p.choices[k];
+      return words;
+  }
+  return "known";
+}
+
 }  // namespace
 
 size_t validated_specs() {
@@ -162,60 +244,13 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
   for (const auto& p : out.info->params) {
     const std::string& value = spec.params[p.key];
     long long v = 0;
-    const std::string key = p.key;
     std::string shown = value;
-    if (p.by_layout) {
-      // Resolved by the algorithm against the node layout (0 = auto).
-      if (value != "auto" && (!parse_int(value, v) || v < 2)) {
-        error = "a2a: " + key + " must be an integer >= 2 or auto, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      (key == "radix-inter" ? out.params.radix_inter : out.params.radix_intra) =
-          static_cast<int>(std::min<long long>(v, 1 << 30));
-    } else if (key == "radix") {
-      if (value == "auto") v = schedule::ceil_sqrt(P);
-      else if (!parse_int(value, v) || v < 2) {
-        error = "a2a: radix must be an integer >= 2 or auto, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      v = std::max<long long>(2, std::min<long long>(v, P));
-      out.params.radix = static_cast<int>(v);
-      shown = std::to_string(v);
-    } else if (key == "variant") {
-      if (value != "coalesced" && value != "staggered") {
-        error = "a2a: variant must be coalesced or staggered, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      out.params.staggered = value == "staggered";
-    } else if (key == "block") {
-      if (!parse_int(value, v) || v < 1 || v > (1 << 30)) {
-        error = "a2a: block must be a positive integer, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      out.params.block = static_cast<int>(v);
-    } else if (key == "path") {
-      using M = schedule::GpuPathMode;
-      if (value != "kernel" && value != "memcpy" && value != "hybrid") {
-        error = "a2a: path must be kernel, memcpy or hybrid, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      out.params.gpu_path = value == "kernel" ? M::kernel : value == "memcpy" ? M::memcpy : M::hybrid;
-    } else if (key == "ipc-threshold" || key == "memcpy-threshold" || key == "chunk") {
-      const bool chunk = key == "chunk";
-      if (!schedule::parse_bytes(value, v) || (chunk && (v < 1 || v > (1LL << 30)))) {
-        error = "a2a: " + key + " must be " + (chunk ? "1 to 1G" : "a byte count") +
-                " (digits with an optional K, M or G), got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      (chunk ? out.params.chunk : key == "ipc-threshold" ? out.params.ipc_threshold : out.params.memcpy_threshold) = v;
-    } else if (key == "dt") {
-      if (value != "0" && value != "1") {
-        error = "a2a: dt must be 0 or 1, got '" + value + "'";
-        return MPI_ERR_ARG;
-      }
-      out.params.dt = value == "1";
+    if (const std::string why = parse_knob(p, value, P, v, shown); !why.empty()) {
+      error = "a2a: " + std::string(p.key) + " must be " + why + ", got '" + value + "'";
+      return MPI_ERR_ARG;
     }
-    out.canonical += sep + key + "=" + shown;
+    p.set(out.params, v);
+    out.canonical += sep + std::string(p.key) + "=" + shown;
     sep = ",";
   }
   return MPI_SUCCESS;

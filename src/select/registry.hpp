@@ -9,11 +9,24 @@
 
 namespace a2a::detail {
 
+// How a knob's text becomes a value: parsed and range-checked in one place
+// (resolve), stored through `set`, and shown in the canonical name.
+enum class KnobKind {
+  radix,         // "auto" (ceil(sqrt P)) or an integer >= 2, clamped to P; shown as resolved
+  layout_radix,  // "auto" (stored 0) or an integer >= 2: the algorithm resolves it against the layout
+  integer,       // an integer in [lo, hi]
+  bytes,         // a byte count with an optional K, M or G, in [lo, hi]
+  choice,        // one of `choices`; the index is stored
+};
+
 struct ParamInfo {
   const char* key;
-  const char* fallback;  // default value
+  KnobKind kind;
+  std::string fallback;  // the default, as text (numbers from Params{}: one source)
   const char* help;
-  bool by_layout = false;  // a radix the algorithm resolves against the node layout ("auto" = 0)
+  void (*set)(Params&, long long);
+  long long lo = 0, hi = 0;          // integer, bytes
+  std::vector<std::string> choices;  // choice
 };
 
 enum class Collective { alltoall, alltoallv };

@@ -1,7 +1,7 @@
 // Scattered (MPICH's batched spread-out): the spread-out peers in batches of
 // `block` requests, waiting for each batch before the next, which bounds
 // the messages in flight.  K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.
-// Knob block (default 32, as MPICH's ALLTOALL_THROTTLE).  No scratch.
+// Knob block (default Params::block, MPICH's ALLTOALL_THROTTLE).  No scratch.
 #include <algorithm>
 
 #include "schedule/schedule.hpp"

@@ -27,7 +27,7 @@ inline void copy_bytes(void* to, const void* from, size_t bytes) {
 
 struct Params {
   int radix = 2;   // tra, resolved against P ("auto" -> ceil(sqrt(P)), clamped to P)
-  int block = 32;  // scattered batch size
+  int block = 32;  // scattered batch size (the registry's default: one source)
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
   int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
   bool staggered = false;                // tuna-hier variant

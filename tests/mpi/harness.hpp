@@ -12,6 +12,7 @@
 
 #include "a2a/a2a.hpp"
 #include "schedule/schedule.hpp"
+#include "uniform/uniform.hpp"
 
 namespace a2a::test {
 
@@ -161,7 +162,7 @@ inline Expected expected_stats(const std::string& spec, int P) {
     if (spec != "bruck-zero-rotation" && spec.find(':') == std::string::npos) canon += ":dt=0";
     return {canon, s::tra_rounds_closed(P, 2), s::tra_blocks_closed(P, 2)};
   }
-  if (spec == "scattered") return {"scattered:block=32", lin, lin};
+  if (spec == "scattered") return {"scattered:block=" + std::to_string(a2a::detail::Params{}.block), lin, lin};
   return {spec, lin, lin};
 }
 
