@@ -201,6 +201,10 @@ int main(int argc, char** argv) {
   CLI::App app{"a2a: configurable all-to-all collectives for MPI"};
   app.require_subcommand(1);
   auto* list = app.add_subcommand("list", "print every algorithm with its parameters and defaults");
+  std::string sweep_of;
+  list->add_option("--sweep", sweep_of, "print instead the specs the tests sweep (every host algorithm at every "
+                                        "knob choice, radix 3), one per line")
+      ->check(CLI::IsMember({"alltoall", "alltoallv"}));
   auto* mdl = app.add_subcommand("model", "TRA rounds K and blocks D: closed forms against the schedule");
   long long procs = 0;
   std::string radix = "auto";
@@ -243,6 +247,12 @@ int main(int argc, char** argv) {
   plot->set_help_flag();
   CLI11_PARSE(app, argc, argv);
   if (*list) {
+    namespace d = a2a::detail;
+    if (!sweep_of.empty()) {
+      const auto coll = sweep_of == "alltoall" ? d::Collective::alltoall : d::Collective::alltoallv;
+      for (const auto& spec : d::sweep(coll, d::kAnyHostLayout, {{"3"}, {}, {}})) std::printf("%s\n", spec.c_str());
+      return 0;
+    }
     list_algorithms();
     return 0;
   }

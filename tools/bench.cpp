@@ -49,6 +49,7 @@
 #include "a2a/a2a.hpp"
 #include "bench_cuda.hpp"
 #include "core/context.hpp"
+#include "select/registry.hpp"
 #include "timing.hpp"
 #include "twins.hpp"
 #include "workload/workload.hpp"
@@ -163,18 +164,20 @@ long long count_wrong(const Case& c) {
   return wrong;
 }
 
+// Every host row of the registry (choice knobs at every choice, radix knobs
+// at 2 and auto; alltoallv's tuna at every radix up to P = 16, then a few),
+// then auto in both error modes.
 std::vector<std::string> default_algorithms(bool v, int P) {
-  if (!v)
-    return {"native", "linear", "spread-out", "scattered", "pairwise",
-            "bruck-basic", "bruck-basic:dt=1", "bruck-modified", "bruck-modified:dt=1",
-            "bruck-zero-copy", "bruck-zero-copy:dt=1", "bruck-zero-rotation",
-            "tra:radix=2", "tra:radix=auto", "tra2", "factor", "clustered", "auto", "agree/auto"};
-  std::vector<std::string> algs = {"native", "linear", "spread-out", "scattered", "pairwise",
-                                   "padded-bruck", "padded-alltoall", "two-phase-bruck", "factor", "clustered",
-                                   "tuna-hier:variant=coalesced", "tuna-hier:variant=staggered"};
-  for (int r = 2; r <= P; ++r)
-    if (P <= 16 || r <= 4 || r == P / 2 || r == P || r * r == P) algs.push_back("tuna:radix=" + std::to_string(r));
-  algs.insert(algs.end(), {"tuna:radix=auto", "auto", "agree/auto"});
+  namespace d = a2a::detail;
+  d::SweepValues values{{"2", "auto"}, {}, {}};
+  if (v) {
+    values.radix.clear();
+    for (int r = 2; r <= P; ++r)
+      if (P <= 16 || r <= 4 || r == P / 2 || r == P || r * r == P) values.radix.push_back(std::to_string(r));
+    values.radix.push_back("auto");
+  }
+  auto algs = d::sweep(v ? d::Collective::alltoallv : d::Collective::alltoall, d::kAnyHostLayout, values);
+  algs.insert(algs.end(), {"auto", "agree/auto"});
   return algs;
 }
 
@@ -182,12 +185,15 @@ std::vector<std::string> default_algorithms(bool v, int P) {
 // 2..P; above P = 32 only powers of two, the radices around sqrt P (where
 // the TRA paper finds the optimum) and P, to keep the run short.
 std::vector<std::string> sweep_algorithms(bool v, int P) {
+  namespace d = a2a::detail;
   int root = 1;
   while ((root + 1) * (root + 1) <= P) ++root;  // floor(sqrt P)
-  std::vector<std::string> algs = {"native"};
+  std::vector<int> radices;
   for (int r = 2; r <= P; ++r)
-    if (P <= 32 || (r & (r - 1)) == 0 || (r >= root - 1 && r <= root + 2) || r == P)
-      algs.push_back((v ? "tuna:radix=" : "tra:radix=") + std::to_string(r));
+    if (P <= 32 || (r & (r - 1)) == 0 || (r >= root - 1 && r <= root + 2) || r == P) radices.push_back(r);
+  const auto coll = v ? d::Collective::alltoallv : d::Collective::alltoall;
+  auto algs = d::sweep(*d::find_algorithm(coll, v ? "tuna" : "tra"), {d::radix_values(radices), {}, {}});
+  algs.insert(algs.begin(), "native");
   return algs;
 }
 

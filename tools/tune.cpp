@@ -26,6 +26,7 @@
 #include "schedule/hier.hpp"
 #include "select/auto.hpp"
 #include "select/cost_model.hpp"
+#include "select/registry.hpp"
 #include "select/tuning.hpp"
 #include "timing.hpp"
 #include "workload/workload.hpp"
@@ -34,19 +35,13 @@ namespace {
 
 using a2a::detail::Collective;
 
-// Every algorithm worth timing for this P and layout.
+// Every algorithm worth timing for this P and layout: the cost model's
+// candidates (the registry's rows that fit, at the model's radices) and the
+// rows it does not cost.
 std::vector<std::string> candidates(Collective coll, int P, const a2a::detail::Topology& topo) {
-  const bool alltoall = coll == Collective::alltoall;
-  std::vector<std::string> c = {"native", "linear", "spread-out", "scattered", "pairwise", "factor"};
-  if (alltoall) c.insert(c.end(), {"bruck-basic", "bruck-modified", "bruck-zero-copy", "bruck-zero-rotation"});
-  else c.insert(c.end(), {"padded-bruck", "padded-alltoall", "two-phase-bruck"});
-  for (int r : a2a::detail::candidate_radices(P)) c.push_back((alltoall ? "tra:radix=" : "tuna:radix=") + std::to_string(r));
-  if (topo.nodes() > 1) c.push_back("clustered");
-  if (topo.nodes() > 1 && topo.ranks[0].size() > 1 && a2a::detail::schedule::equal_nodes(topo.ranks)) {
-    if (alltoall) c.insert(c.end(), {"tra2", "tra2:radix-intra=2,radix-inter=2"});
-    else c.insert(c.end(), {"tuna-hier:variant=coalesced", "tuna-hier:variant=staggered"});
-  }
-  return c;
+  namespace d = a2a::detail;
+  const int Q = static_cast<int>(topo.ranks[0].size()), N = topo.nodes();
+  return d::sweep(coll, d::where_of(topo.ranks), d::model_values(P, Q, N));
 }
 
 struct Buffers {

@@ -53,6 +53,12 @@ int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 int A2A_Start(A2A_Plan plan);
 int A2A_Plan_free(A2A_Plan *plan);
 
+/* Collective over comm: learns its layout now and warms the call path (no
+ * data moves, nothing is decided), so that the first all-to-all on it does
+ * not pay a2a's one-time set-up.  Optional; the PMPI shim calls it on
+ * MPI_COMM_WORLD inside MPI_Init and MPI_Init_thread. */
+int A2A_Comm_prepare(MPI_Comm comm);
+
 /* This rank's statistics of the calling thread's last A2A_Alltoall /
  * A2A_Alltoallv call (or A2A_Start).  Under MPI_THREAD_MULTIPLE, threads may
  * run calls at once on distinct communicators. */

@@ -60,6 +60,12 @@ char* Scratch::get(Region region, size_t bytes, Stats& stats, Holds holds) {
   return buf_[region].get();
 }
 
+bool Scratch::Frame::take(std::initializer_list<Region*> out) {
+  if (s_.next_work_ + static_cast<int>(out.size()) > kCount) return false;
+  for (Region* r : out) *r = static_cast<Region>(s_.next_work_++);
+  return true;
+}
+
 size_t Scratch::reserved() const {
   size_t total = 0;
   for (size_t c : cap_) total += c;

@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <initializer_list>
 #include <map>
 #include <memory>
 #include <string>
@@ -79,16 +80,42 @@ struct BufferAllocator {
 
 class Scratch {
  public:
-  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kCount };
+  // The front end's packing regions, then work regions handed out by Frame.
+  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kWork4, kWork5, kCount };
   enum class Holds { data, sizes };  // sizes: block sizes travel in it (never shared under SMPI)
+
+  // The work regions one algorithm (or engine) holds while it runs.  An
+  // engine it calls on the same context opens its own Frame and is handed
+  // regions after its caller's, so nested engines never write into each
+  // other's; a Frame gives its regions back when it goes out of scope.  The
+  // same algorithm gets the same regions every call, so their buffers are
+  // reused.
+  class Frame {
+   public:
+    explicit Frame(Scratch& s) : s_(s), first_(s.next_work_) {}
+    ~Frame() { s_.next_work_ = first_; }
+    Frame(const Frame&) = delete;
+    Frame& operator=(const Frame&) = delete;
+    // Regions of this frame's own into *out...; false when too few are
+    // free (nesting deeper than the work regions: callers return
+    // MPI_ERR_INTERN, the same on every rank).
+    bool take(std::initializer_list<Region*> out);
+
+   private:
+    Scratch& s_;
+    int first_;
+  };
+
   void begin_call();
   char* get(Region region, size_t bytes, Stats& stats, Holds holds = Holds::data);
   size_t reserved() const;
+  int held_work_regions() const { return next_work_ - kWork0; }
 
  private:
   std::unique_ptr<char[], BufferFree> buf_[kCount];
   size_t cap_[kCount] = {};
   size_t used_[kCount] = {};  // this call's peak per region
+  int next_work_ = kWork0;    // the first work region no open Frame holds
 };
 
 // Derived datatypes cached across calls, keyed by what they were built for

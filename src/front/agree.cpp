@@ -33,7 +33,7 @@ MPI_Op fold_op() {
 
 }  // namespace
 
-int agree(const Prepared& p, int err, Global& g) {
+int agree(const Prepared& p, int err, Global& g, std::string& msg) {
   const long long lo = p.args.v() ? 0 : p.bs, hi = p.args.v() ? p.largest : p.bs;
   long long v[kValues] = {err, -lo, hi, p.where.device, p.where.host, p.args.v() ? p.sent : 0};
   if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, kValues, MPI_LONG_LONG, fold_op(), p.ctx->user)) return rc;
@@ -43,6 +43,13 @@ int agree(const Prepared& p, int err, Global& g) {
   g.where.device = v[3];
   g.where.host = v[4];
   g.sent = v[5];
+  if (g.err == MPI_SUCCESS && !p.args.v() && g.lo != g.hi) {
+    msg = "a2a: ranks disagree on the block size";
+    g.err = MPI_ERR_TYPE;
+  } else if (g.err == MPI_SUCCESS && g.where.mixed()) {
+    msg = "a2a: some ranks pass device buffers and others host buffers";
+    g.err = MPI_ERR_BUFFER;
+  }
   return MPI_SUCCESS;
 }
 

@@ -146,8 +146,11 @@ Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
 
 // ---- agree (agree.cpp) ----
 // One allreduce over the communicator: every rank's error (max), block
-// sizes, bytes sent and placements.  Returns the MPI error of the allreduce.
-int agree(const Prepared& p, int err, Global& g);
+// sizes, bytes sent and placements; then g.err also holds what only the
+// agreed values show (alltoall block sizes that differ, device and host
+// buffers mixed), with its message in `msg`.  Returns the MPI error of the
+// allreduce.
+int agree(const Prepared& p, int err, Global& g, std::string& msg);
 
 // ---- execute (execute.cpp) ----
 // The whole pipeline of a call.  agree: run the agreement allreduce.

@@ -2,6 +2,7 @@
 // over the front end (call.hpp).
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
@@ -90,15 +91,8 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
   Prepared& pr = *p->prepared;
   int err = prepare(a, *ctx, pr, msg);
   Global& g = p->global;
-  if (const int rc = agree(pr, err, g)) return rc;
+  if (const int rc = agree(pr, err, g, msg)) return rc;
   err = g.err;
-  if (err == MPI_SUCCESS && !a.v() && g.lo != g.hi) {
-    msg = "a2a: ranks disagree on the block size";
-    err = MPI_ERR_TYPE;
-  } else if (err == MPI_SUCCESS && g.where.mixed()) {
-    msg = "a2a: some ranks pass device buffers and others host buffers";
-    err = MPI_ERR_BUFFER;
-  }
   ts.stats = pr.stats;
   if (err != MPI_SUCCESS) return failed(err, msg);
   if (!g.where.device) {
@@ -166,6 +160,27 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
   if (!plan) return MPI_ERR_ARG;
   delete *plan;
   *plan = nullptr;
+  return MPI_SUCCESS;
+}
+
+// The communicator's context (collective: its layout), then a byte-per-peer
+// alltoall and alltoallv prepared and dropped, never run: the call path's
+// code, the spec's resolution, the tuning file and (CUDA builds) the
+// driver's pointer queries are warm before the first real call.
+extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
+  using namespace a2a::detail;
+  CommContext* ctx = nullptr;
+  if (const int rc = open_comm(comm, ctx)) return rc;
+  const size_t P = static_cast<size_t>(ctx->size);
+  std::vector<char> send(P), recv(P);
+  std::vector<int> ones(P, 1), displs(P);
+  for (size_t i = 0; i < P; ++i) displs[i] = static_cast<int>(i);
+  std::string ignored;
+  Prepared uniform, varying;
+  prepare(alltoall_args(send.data(), 1, MPI_BYTE, recv.data(), 1, MPI_BYTE, comm, nullptr), *ctx, uniform, ignored);
+  prepare(alltoallv_args(send.data(), ones.data(), displs.data(), MPI_BYTE, recv.data(), ones.data(), displs.data(),
+                         MPI_BYTE, comm, nullptr),
+          *ctx, varying, ignored);
   return MPI_SUCCESS;
 }
 

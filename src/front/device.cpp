@@ -167,7 +167,10 @@ int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg) {
   Resolved storage;
   const Resolved& target = device_target(p, storage);
   name_algorithm(st, target.canonical);
-  return a.v() ? device_alltoallv(a, p, target, st, msg) : device_alltoall(a, p, target, st, msg);
+  gpu::clear_last_error();
+  const int rc = a.v() ? device_alltoallv(a, p, target, st, msg) : device_alltoall(a, p, target, st, msg);
+  if (rc != MPI_SUCCESS && msg.empty() && gpu::error_recorded()) msg = gpu::last_error();  // a2a::last_error_message()
+  return rc;
 }
 
 }  // namespace a2a::detail

@@ -11,8 +11,6 @@ namespace a2a::detail {
 
 namespace {
 
-const char* const kMixedPlacement = "a2a: some ranks pass device buffers and others host buffers";
-
 void name_algorithm(Stats& st, const std::string& canonical) {
   std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
   st.named_from = 0;
@@ -47,91 +45,84 @@ int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
   return rc;
 }
 
-int run_alltoall(const CallArgs& a, Prepared& p, const Resolved& res, Stats& st) {
+// Native: the library's own call (its schedule is hidden from the stats).
+int run_native(const CallArgs& a, Prepared& p, Stats& st) {
   CommContext& ctx = *p.ctx;
-  const int P = p.P;
-  if (p.bs == 0) return MPI_SUCCESS;
-  if (!res.info->uniform) {  // native: the library's schedule is hidden
-    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
-    st.blocks_sent = P - 1;
-    st.bytes_sent = (P - 1) * p.bs;
-    MPI_Comm on;
-    if (const int rc = native_comm(a, ctx, on)) return rc;
-    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
-  }
-  if (const int rc = ctx.open_private()) return rc;
-  ctx.scratch.begin_call();
-  const size_t n = static_cast<size_t>(p.bs);
-  const char* send = nullptr;
-  MPI_Aint sstride = static_cast<MPI_Aint>(n);
-  if (p.send_direct) {
-    send = static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
-    sstride = p.sstep;
-  } else {  // non-contiguous, or MPI_IN_PLACE: the input copied out first
-    const char* src = static_cast<const char*>(a.in_place() ? a.recvbuf : a.sendbuf);
-    char* packed = ctx.scratch.get(Scratch::kPackedSend, P * n, st);
-    for (int i = 0; i < P; ++i)
-      if (const int rc = pack(src + i * p.sstep, a.scount, a.stype, p.sti, packed + i * n, ctx.comm)) return rc;
-    send = packed;
-  }
-  char* recv = p.recv_direct ? static_cast<char*>(a.recvbuf) + p.rti.true_lb
-                             : ctx.scratch.get(Scratch::kPackedRecv, P * n, st);
-  const UniformCall call{send, sstride, recv, p.recv_direct ? p.rstep : static_cast<MPI_Aint>(n), n, ctx, st};
-  int rc = res.info->uniform(call, res.params);
+  st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+  st.blocks_sent = a.v() ? st.blocks_sent : p.P - 1;
+  st.bytes_sent = a.v() ? p.sent - p.sbytes[ctx.rank] : (p.P - 1) * p.bs;
+  MPI_Comm on;
+  if (const int rc = native_comm(a, ctx, on)) return rc;
+  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
+               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+}
+
+UniformFn entry(const Resolved& r, const UniformCall*) { return r.info->uniform; }
+VarFn entry(const Resolved& r, const VarCall*) { return r.info->varying; }
+
+// The algorithm on the block view, or the registry's fallback where it
+// cannot run this call (decided from values every rank shares).
+template <class Call>
+int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
+  int rc = entry(res, &call)(call, res.params);
   if (rc == kFallback) {
     Resolved storage;
     const Resolved& fb = fallback_of(res, p, storage);
     restart_stats(p, st, fb.canonical);
-    rc = fb.info->uniform(call, fb.params);
+    rc = entry(fb, &call)(call, fb.params);
   }
-  if (rc != MPI_SUCCESS || p.recv_direct) return rc;
-  for (int i = 0; i < P; ++i)
-    if (const int e = unpack(recv + i * n, a.rcount, a.rtype, p.rti, static_cast<char*>(a.recvbuf) + i * p.rstep,
-                             ctx.comm))
-      return e;
-  return MPI_SUCCESS;
+  return rc;
 }
 
-int run_alltoallv(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st) {
+// Block i of one side in the user's buffer: its byte offset and elements.
+struct UserBlocks {
+  const int *counts, *displs;  // alltoallv; null for alltoall
+  int count;                   // alltoall
+  MPI_Aint step, extent;
+  MPI_Aint offset(int i) const { return displs ? static_cast<MPI_Aint>(displs[i]) * extent : i * step; }
+  int elements(int i) const { return counts ? counts[i] : count; }
+};
+
+// Both collectives, one pipeline: native, or the block view (the user's
+// buffers where the types are gap-free, else packed block after block),
+// a2a's algorithm on it, and the received blocks unpacked.
+int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st) {
   CommContext& ctx = *p.ctx;
-  const int P = p.P, me = ctx.rank;
-  if (!res.info->varying) {  // native
-    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
-    st.bytes_sent = p.sent - p.sbytes[me];
-    MPI_Comm on;
-    if (const int rc = native_comm(a, ctx, on)) return rc;
-    return PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on);
-  }
+  const int P = p.P;
+  const bool v = a.v();
+  if (!v && p.bs == 0) return MPI_SUCCESS;
+  if (!(v ? res.info->varying != nullptr : res.info->uniform != nullptr)) return run_native(a, p, st);
   if (const int rc = ctx.open_private()) return rc;
   ctx.scratch.begin_call();
+  const size_t n = static_cast<size_t>(p.bs);  // alltoall's block bytes
+  const UserBlocks sb{a.scounts, a.sdispls, a.scount, p.sstep, p.sti.extent};
+  const UserBlocks rb{a.rcounts, a.rdispls, a.rcount, p.rstep, p.rti.extent};
+  auto packed_at = [&](const std::vector<MPI_Aint>& off, int i) { return v ? off[i] : static_cast<MPI_Aint>(i * n); };
   static char nothing = 0;  // stands in for a null buffer of a rank with no data
   const char* send = nullptr;
   if (p.send_direct) {
     send = a.sendbuf ? static_cast<const char*>(a.sendbuf) + p.sti.true_lb : &nothing;
-  } else {
+  } else {  // non-contiguous, or MPI_IN_PLACE: the input copied out first
     const char* src = static_cast<const char*>(a.in_place() ? a.recvbuf : a.sendbuf);
-    char* packed = ctx.scratch.get(Scratch::kPackedSend, static_cast<size_t>(p.packed_send), st);
+    char* packed = ctx.scratch.get(Scratch::kPackedSend, v ? static_cast<size_t>(p.packed_send) : P * n, st);
     for (int i = 0; i < P; ++i)
-      if (const int rc = pack(src + static_cast<MPI_Aint>(a.sdispls[i]) * p.sti.extent, a.scounts[i], a.stype, p.sti,
-                              packed + p.soff[i], ctx.comm))
+      if (const int rc = pack(src + sb.offset(i), sb.elements(i), a.stype, p.sti, packed + packed_at(p.soff, i), ctx.comm))
         return rc;
     send = packed;
   }
   char* recv = p.recv_direct ? (a.recvbuf ? static_cast<char*>(a.recvbuf) + p.rti.true_lb : &nothing)
-                             : ctx.scratch.get(Scratch::kPackedRecv, static_cast<size_t>(p.packed_recv), st);
-  const VarCall call{send, p.soff.data(), p.sbytes.data(), recv, p.roff.data(), p.rbytes.data(), ctx, st, global_max};
-  int rc = res.info->varying(call, res.params);
-  if (rc == kFallback) {
-    Resolved storage;
-    const Resolved& fb = fallback_of(res, p, storage);
-    restart_stats(p, st, fb.canonical);
-    rc = fb.info->varying(call, fb.params);
-  }
+                             : ctx.scratch.get(Scratch::kPackedRecv, v ? static_cast<size_t>(p.packed_recv) : P * n, st);
+  const int rc =
+      v ? run_entry(VarCall{send, p.soff.data(), p.sbytes.data(), recv, p.roff.data(), p.rbytes.data(), ctx, st,
+                            global_max},
+                    res, p, st)
+        : run_entry(UniformCall{send, p.send_direct ? p.sstep : static_cast<MPI_Aint>(n), recv,
+                                p.recv_direct ? p.rstep : static_cast<MPI_Aint>(n), n, ctx, st},
+                    res, p, st);
   if (rc != MPI_SUCCESS || p.recv_direct) return rc;
   for (int i = 0; i < P; ++i)
-    if (const int e = unpack(recv + p.roff[i], a.rcounts[i], a.rtype, p.rti,
-                             static_cast<char*>(a.recvbuf) + static_cast<MPI_Aint>(a.rdispls[i]) * p.rti.extent,
-                             ctx.comm))
+    if (const int e = unpack(recv + packed_at(p.roff, i), rb.elements(i), a.rtype, p.rti,
+                             static_cast<char*>(a.recvbuf) + rb.offset(i), ctx.comm))
       return e;
   return MPI_SUCCESS;
 }
@@ -194,21 +185,20 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
   // private duplicate first (both collective), which cost more than any
   // algorithm wins in one call; a program that calls once on a
   // communicator (FFTW makes one per plan) never pays them.
-  if (!p.named.info && !p.decided && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1) {
-    begin_stats(st, p);
-    st.decided_by = kFirstCall;
-    name_algorithm(st, "native");
-    const Resolved& native = native_of(a.coll);
-    return a.v() ? run_alltoallv(a, p, native, -1, st) : run_alltoall(a, p, native, st);
-  }
-  if (!p.decided)
+  const bool first_call = !p.named.info && !p.decided && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+  if (!first_call && !p.decided)
     if (const int rc = decide(p, g, msg)) return rc;
   begin_stats(st, p);
   const Resolved* res = &p.chosen;
   Global sizes;
-  if (!p.decided) {  // alltoallv auto on the global mean and largest block
+  if (first_call) {
+    res = &native_of(a.coll);
+    st.decided_by = kFirstCall;
+    name_algorithm(st, res->canonical);
+  } else if (!p.decided) {  // alltoallv auto on the global mean and largest block
     if (!g) {
-      if (const int rc = agree(p, MPI_SUCCESS, sizes)) return rc;
+      std::string ignored;  // local mode: the sizes only (the checks stay local)
+      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) return rc;
       g = &sizes;
     }
     const AutoDecision* d = nullptr;
@@ -218,7 +208,7 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     st.decided_by = d->source;
     name_algorithm(st, res->canonical);
   }
-  return a.v() ? run_alltoallv(a, p, *res, g ? g->hi : -1, st) : run_alltoall(a, p, *res, st);
+  return run_blocks(a, p, *res, g ? g->hi : -1, st);
 }
 
 int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
@@ -237,15 +227,8 @@ int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::
   }
   Global g;
   if (do_agree) {
-    if (const int rc = agree(*p, err, g)) return rc;
+    if (const int rc = agree(*p, err, g, msg)) return rc;
     err = g.err;
-    if (err == MPI_SUCCESS && !a.v() && g.lo != g.hi) {
-      msg = "a2a: ranks disagree on the block size";
-      err = MPI_ERR_TYPE;
-    } else if (err == MPI_SUCCESS && g.where.mixed()) {
-      msg = kMixedPlacement;
-      err = MPI_ERR_BUFFER;
-    }
   }
   if (err != MPI_SUCCESS) {
     st = p->stats;

@@ -575,6 +575,8 @@ int fill_device(void* device, int value, size_t bytes) {
 }
 
 std::string last_error() { return last_message.empty() ? "no CUDA error recorded" : last_message; }
+bool error_recorded() { return !last_message.empty(); }
+void clear_last_error() { last_message.clear(); }
 
 namespace {
 

@@ -78,7 +78,10 @@ double time_device_copy(size_t bytes);
 double time_floor_kernel(int P, size_t block, int iterations);
 // Sets every byte of a device buffer (the bench's "clear before checking").
 int fill_device(void* device, int value, size_t bytes);
-// The last CUDA error as text, for messages.
+// The last CUDA error as text, for messages; whether one was recorded
+// since clear_last_error() (this thread).
 std::string last_error();
+bool error_recorded();
+void clear_last_error();
 
 }  // namespace a2a::detail::gpu

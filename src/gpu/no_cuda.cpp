@@ -31,5 +31,7 @@ double time_device_copy(size_t) { return -1; }
 double time_floor_kernel(int, size_t, int) { return -1; }
 int fill_device(void*, int, size_t) { return MPI_ERR_OTHER; }
 std::string last_error() { return "a2a was built without CUDA (nvcc was not found)"; }
+bool error_recorded() { return false; }
+void clear_last_error() {}
 
 }  // namespace a2a::detail::gpu

@@ -21,6 +21,8 @@
 
 namespace a2a::detail {
 
+int tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
+
 namespace {
 
 // One TRA phase on a sub-communicator, its stats folded into the call's:
@@ -54,8 +56,11 @@ int tra2(const UniformCall& c, const Params& prm) {
                 std::max(2, r1), std::max(2, r2));
 
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
-  char* a = c.ctx.scratch.get(Scratch::kWork2, P * bs, c.stats);  // pack, later the transpose
-  char* b = c.ctx.scratch.get(Scratch::kWork3, P * bs, c.stats);  // landing of each phase
+  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Region packed, landing;
+  if (!frame.take({&packed, &landing})) return MPI_ERR_INTERN;
+  char* a = c.ctx.scratch.get(packed, P * bs, c.stats);   // pack, later the transpose
+  char* b = c.ctx.scratch.get(landing, P * bs, c.stats);  // landing of each phase
   using schedule::tra2_node_slot;
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)

@@ -28,6 +28,8 @@
 
 namespace a2a::detail {
 
+int tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
+
 
 int tuna_hier(const VarCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
@@ -61,7 +63,10 @@ int tuna_hier(const VarCall& c, const Params& prm) {
     for (int m = 0; m < N; ++m) rbytes[qs] += sizes_in[static_cast<size_t>(qs) * N + m];
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
   std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
-  char* groups = c.ctx.scratch.get(Scratch::kWork2, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
+  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Region groups_region, arrived_region, in_region, out_region;
+  if (!frame.take({&groups_region, &arrived_region, &in_region, &out_region})) return MPI_ERR_INTERN;
+  char* groups = c.ctx.scratch.get(groups_region, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
   for (int qd = 0; qd < Q; ++qd) {
     char* data = groups + goff[qd];
     for (int m = 0; m < N; ++m) {
@@ -70,7 +75,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       data += c.sbytes[dst];
     }
   }
-  char* arrived = c.ctx.scratch.get(Scratch::kWork3, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
+  char* arrived = c.ctx.scratch.get(arrived_region, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
   rc = [&]() -> int {
@@ -119,10 +124,10 @@ int tuna_hier(const VarCall& c, const Params& prm) {
       }
       in_bytes += in_size[i];
     }
-  char* in = c.ctx.scratch.get(Scratch::kWork0, in_bytes, c.stats);
+  char* in = c.ctx.scratch.get(in_region, in_bytes, c.stats);
   std::vector<size_t> out_off(N, 0);  // coalesced messages are packed, one region per peer node
   std::exclusive_scan(out_size.begin(), out_size.end(), out_off.begin(), size_t{0});
-  char* out = c.ctx.scratch.get(Scratch::kWork1, out_off[N - 1] + out_size[N - 1], c.stats);
+  char* out = c.ctx.scratch.get(out_region, out_off[N - 1] + out_size[N - 1], c.stats);
   for (int i = 1; coalesced && i < N; ++i) {
     size_t off = out_off[i];
     for (int qs = 0; qs < Q; ++qs) {

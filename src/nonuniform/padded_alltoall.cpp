@@ -10,7 +10,7 @@
 namespace a2a::detail {
 
 int padded_alltoall(const VarCall& c, const Params&) {
-  Padded padded;
+  Padded padded(c.ctx.scratch);
   if (const int rc = pad(c, padded)) return rc;
   c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = -1;
   if (padded.M == 0) return MPI_SUCCESS;

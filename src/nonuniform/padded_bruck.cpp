@@ -10,8 +10,10 @@
 
 namespace a2a::detail {
 
+int bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
+
 int padded_bruck(const VarCall& c, const Params& prm) {
-  Padded padded;
+  Padded padded(c.ctx.scratch);
   if (const int rc = pad(c, padded)) return rc;
   if (padded.M == 0) return MPI_SUCCESS;
   const MPI_Aint M = static_cast<MPI_Aint>(padded.M);

@@ -9,8 +9,10 @@ int pad(const VarCall& c, Padded& out) {
   out.M = static_cast<size_t>(M);
   if (out.M == 0) return MPI_SUCCESS;  // every block everywhere is empty
   if (2 * P * out.M > scratch_limit()) return kFallback;
-  out.send = c.ctx.scratch.get(Scratch::kWork2, P * out.M, c.stats);
-  out.recv = c.ctx.scratch.get(Scratch::kWork3, P * out.M, c.stats);
+  Scratch::Region send, recv;
+  if (!out.frame.take({&send, &recv})) return MPI_ERR_INTERN;
+  out.send = c.ctx.scratch.get(send, P * out.M, c.stats);
+  out.recv = c.ctx.scratch.get(recv, P * out.M, c.stats);
   for (int i = 0; i < c.P(); ++i) {
     char* place = out.send + i * out.M;
     copy_bytes(place, c.send_block(i), c.send_bytes(i));

@@ -8,6 +8,8 @@
 namespace a2a::detail {
 
 struct Padded {
+  explicit Padded(Scratch& s) : frame(s) {}
+  Scratch::Frame frame;  // held while the uniform algorithm runs on the padded blocks
   char* send = nullptr;
   char* recv = nullptr;
   size_t M = 0;

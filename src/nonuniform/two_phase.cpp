@@ -28,9 +28,12 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
   if (M == 0 || steps.empty()) return MPI_SUCCESS;  // every block is empty, on every rank
   const size_t W = widest(steps), m = static_cast<size_t>(M);  // W: most blocks in one round
   Scratch& scratch = c.ctx.scratch;
-  char* T = scratch.get(Scratch::kWork0, static_cast<size_t>(capacity) * m, c.stats);
+  Scratch::Frame frame(scratch);
+  Scratch::Region store, meta_region, out_region, in_region;
+  if (!frame.take({&store, &meta_region, &out_region, &in_region})) return MPI_ERR_INTERN;
+  char* T = scratch.get(store, static_cast<size_t>(capacity) * m, c.stats);
   auto* sizes = reinterpret_cast<long long*>(
-      scratch.get(Scratch::kWork3, 2 * W * sizeof(long long), c.stats, Scratch::Holds::sizes));
+      scratch.get(meta_region, 2 * W * sizeof(long long), c.stats, Scratch::Holds::sizes));
   long long* sizes_out = sizes;
   long long* sizes_in = sizes + W;
 
@@ -57,8 +60,8 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
       arriving += static_cast<size_t>(sizes_in[j]);
     }
     // Sized to this round's real bytes, known now from the metadata.
-    char* out = scratch.get(Scratch::kWork1, sent, c.stats);
-    char* in = scratch.get(Scratch::kWork2, arriving, c.stats);
+    char* out = scratch.get(out_region, sent, c.stats);
+    char* in = scratch.get(in_region, arriving, c.stats);
     sent = 0;
     for (size_t j = 0; j < n; ++j) {
       const int i = s.slots[j];

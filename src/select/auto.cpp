@@ -145,7 +145,7 @@ long long bucket(long long x) {
 struct JobMachine {
   std::mutex lock;
   bool known = false;
-  MachineModel model;
+  MachineCosts measured;
 };
 JobMachine& job_state() {
   static JobMachine j;
@@ -155,14 +155,13 @@ bool job_machine(MachineModel& m) {
   JobMachine& j = job_state();
   std::lock_guard<std::mutex> guard(j.lock);
   if (!j.known) return false;
-  m.intra = j.model.intra, m.inter = j.model.inter;
-  m.overhead = j.model.overhead, m.copy = j.model.copy, m.persistent = j.model.persistent;
+  static_cast<MachineCosts&>(m) = j.measured;
   return true;
 }
 void remember_job_machine(const MachineModel& m) {
   JobMachine& j = job_state();
   std::lock_guard<std::mutex> guard(j.lock);
-  j.model = m;
+  j.measured = m;
   j.known = true;
 }
 

@@ -7,6 +7,7 @@
 #include "schedule/clustered.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
+#include "select/registry.hpp"
 #include "uniform/uniform.hpp"
 
 namespace a2a::detail {
@@ -162,10 +163,6 @@ void sort_by_cost(std::vector<CostedSpec>& out) {
   std::stable_sort(out.begin(), out.end(), [](const CostedSpec& a, const CostedSpec& b) { return a.seconds < b.seconds; });
 }
 
-bool multi_node_equal(const ModelLayout& l) {
-  return l.ranks.size() > 1 && l.ranks[0].size() > 1 && schedule::equal_nodes(l.ranks);
-}
-
 // A few radices for the small groups of the two-layer algorithms.
 std::vector<int> layer_radices(int n) {
   std::vector<int> r = {2, static_cast<int>(schedule::ceil_sqrt(n)), n};
@@ -290,42 +287,121 @@ double model_allreduce(const ModelLayout& l, const MachineModel& m) {
   }).seconds;
 }
 
+namespace {
+
+Worst cost_of(const ModelCall& c, void (*one)(RankClock&, int, int, long long)) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  return worst(c.layout, c.m, [&](RankClock& clock, int p) { one(clock, p, P, c.bytes); });
+}
+
+ModelCost cost(const Worst& w) { return {w.seconds, w.rounds}; }
+
+// Every candidate of `coll` (registry rows with a cost entry that fit the
+// layout, swept over the model's radices), costed and named canonically.
+std::vector<CostedSpec> model_candidates(Collective coll, const ModelLayout& l, long long bytes, long long max_bytes,
+                                         const MachineModel& m) {
+  const int P = static_cast<int>(l.node_of.size());
+  const ModelCall call{l, m, bytes, max_bytes, coll == Collective::alltoallv};
+  const Where where = where_of(l.ranks);
+  const SweepValues values =
+      model_values(P, static_cast<int>(l.ranks[0].size()), static_cast<int>(l.ranks.size()));
+  std::vector<CostedSpec> out;
+  for (const AlgorithmInfo& a : algorithms()) {
+    if (a.collective != coll || !a.cost || !fits(a, where)) continue;
+    for (const std::string& spec : sweep(a, values)) {
+      Resolved r;
+      std::string error;
+      if (resolve(coll, spec, P, bytes, r, error) != MPI_SUCCESS) continue;
+      const ModelCost c = a.cost(call, r.params);
+      out.push_back({r.canonical, c.seconds, c.rounds});
+    }
+  }
+  return out;
+}
+
+constexpr long long kMetaPerBlock = sizeof(long long);  // two-phase algorithms' size per block
+
+}  // namespace
+
+SweepValues model_values(int P, int Q, int N) {
+  return {radix_values(candidate_radices(P)), radix_values(layer_radices(Q)), radix_values(layer_radices(N))};
+}
+
+ModelCost cost_spread_out(const ModelCall& c, const Params&) { return cost(cost_of(c, spread_out)); }
+ModelCost cost_pairwise(const ModelCall& c, const Params&) { return cost(cost_of(c, pairwise)); }
+ModelCost cost_factor(const ModelCall& c, const Params&) { return cost(cost_of(c, factor)); }
+
+ModelCost cost_clustered(const ModelCall& c, const Params&) {
+  const auto phases = schedule::clustered_schedule(c.layout.ranks);
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
+    clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes);
+  }));
+}
+
+ModelCost cost_tra(const ModelCall& c, const Params& prm) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_steps(P, prm.radix);
+  const auto everyone = all_ranks(P);
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { tra_rounds(clock, steps, everyone, p, c.bytes); }));
+}
+
+ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_steps(P, prm.radix);
+  const auto everyone = all_ranks(P);
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
+    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock);
+  }));
+}
+
+ModelCost cost_padded_bruck(const ModelCall& c, const Params&) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_steps(P, 2);
+  const auto everyone = all_ranks(P);
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
+    clock.copy(2LL * P * c.max_bytes);  // pad in, unpad out
+    tra_rounds(clock, steps, everyone, p, c.max_bytes);
+  }));
+}
+
+ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  const int P = static_cast<int>(l.node_of.size());
+  const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+  const auto node_steps = schedule::tra_steps(Q, prm.radix_intra), port_steps = schedule::tra_steps(N, prm.radix_inter);
+  return cost(worst(l, c.m, [&](RankClock& clock, int p) {
+    const auto [n, q] = place(l, p);
+    tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
+    clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
+    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes);
+  }));
+}
+
+ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+  const auto steps = schedule::tra_steps(Q, prm.radix_intra);
+  const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
+  return cost(worst(l, c.m, [&](RankClock& clock, int p) {
+    const auto [n, q] = place(l, p);
+    tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
+    int posted = 0;
+    for (const auto& msg : plan) {
+      clock.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * c.bytes);
+      if (++posted % prm.block == 0) clock.end_round();
+    }
+  }));
+}
+
 std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const MachineModel& m) {
   const int P = static_cast<int>(l.node_of.size());
   std::vector<CostedSpec> out;
-  out.push_back(costed("spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, bs); })));
   if (P < 2) {
+    out.push_back(costed("spread-out", cost_of({l, m, bs, bs, false}, spread_out)));
     add_native(out, {"spread-out"}, {}, P, m);
     return out;
   }
-  out.push_back(costed("pairwise", worst(l, m, [&](RankClock& c, int p) { pairwise(c, p, P, bs); })));
-  const auto everyone = all_ranks(P);
-  for (int r : candidate_radices(P)) {
-    const auto steps = schedule::tra_steps(P, r);
-    out.push_back(costed("tra:radix=" + std::to_string(r),
-                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, bs); })));
-  }
-  out.push_back(costed("factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, bs); })));
-  if (l.ranks.size() > 1) {
-    const auto phases = schedule::clustered_schedule(l.ranks);
-    out.push_back(costed("clustered", worst(l, m, [&](RankClock& c, int p) {
-                     clustered(c, schedule::clustered_plan(phases, p), p, bs);
-                   })));
-  }
-  if (multi_node_equal(l)) {
-    const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-    for (int r1 : layer_radices(Q))
-      for (int r2 : layer_radices(N)) {
-        const auto node_steps = schedule::tra_steps(Q, r1), port_steps = schedule::tra_steps(N, r2);
-        out.push_back(costed("tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2),
-                       worst(l, m, [&](RankClock& c, int p) {
-                         const auto [n, q] = place(l, p);
-                         tra_rounds(c, node_steps, l.ranks[n], q, N * bs);
-                         c.copy(static_cast<long long>(P) * bs);  // regroup by destination node
-                         tra_rounds(c, port_steps, port_of(l, q), n, Q * bs);
-                       })));
-      }
-  }
+  out = model_candidates(Collective::alltoall, l, bs, bs, m);
   add_native(out, library_alltoall(m.library, P, bs), {"spread-out", "pairwise", "tra:radix=2"}, P, m);
   sort_by_cost(out);
   return out;
@@ -334,54 +410,13 @@ std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const
 std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, long long max_bytes,
                                         const MachineModel& m) {
   const int P = static_cast<int>(l.node_of.size());
-  constexpr long long kMetaPerBlock = sizeof(long long);
   std::vector<CostedSpec> out;
-  out.push_back(costed("spread-out", worst(l, m, [&](RankClock& c, int p) { spread_out(c, p, P, mean); })));
   if (P < 2) {
+    out.push_back(costed("spread-out", cost_of({l, m, mean, max_bytes, true}, spread_out)));
     add_native(out, {"spread-out"}, {}, P, m);
     return out;
   }
-  out.push_back(costed("pairwise", worst(l, m, [&](RankClock& c, int p) { pairwise(c, p, P, mean); })));
-  const auto everyone = all_ranks(P);
-  for (int r : candidate_radices(P)) {
-    const auto steps = schedule::tra_steps(P, r);
-    out.push_back(costed("tuna:radix=" + std::to_string(r),
-                   worst(l, m, [&](RankClock& c, int p) { tra_rounds(c, steps, everyone, p, mean, kMetaPerBlock); })));
-  }
-  {
-    const auto steps = schedule::tra_steps(P, 2);
-    out.push_back(costed("padded-bruck", worst(l, m, [&](RankClock& c, int p) {
-                     c.copy(2LL * P * max_bytes);  // pad in, unpad out
-                     tra_rounds(c, steps, everyone, p, max_bytes);
-                   })));
-  }
-  out.push_back(costed("factor", worst(l, m, [&](RankClock& c, int p) { factor(c, p, P, mean); })));
-  if (l.ranks.size() > 1) {
-    const auto phases = schedule::clustered_schedule(l.ranks);
-    out.push_back(costed("clustered", worst(l, m, [&](RankClock& c, int p) {
-                     clustered(c, schedule::clustered_plan(phases, p), p, mean);
-                   })));
-  }
-  if (multi_node_equal(l)) {
-    const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-    const int kInFlight = Params{}.block;  // tuna-hier's default block knob
-    for (bool staggered : {false, true})
-      for (int r : layer_radices(Q)) {
-        const auto steps = schedule::tra_steps(Q, r);
-        const auto plan = schedule::tuna_hier_inter_plan(N, Q, staggered);
-        out.push_back(costed(std::string("tuna-hier:variant=") + (staggered ? "staggered" : "coalesced") +
-                           ",radix=" + std::to_string(r) + ",block=" + std::to_string(kInFlight),
-                       worst(l, m, [&](RankClock& c, int p) {
-                         const auto [n, q] = place(l, p);
-                         tra_rounds(c, steps, l.ranks[n], q, N * mean, N * kMetaPerBlock);
-                         int posted = 0;
-                         for (const auto& msg : plan) {
-                           c.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * mean);
-                           if (++posted % kInFlight == 0) c.end_round();
-                         }
-                       })));
-      }
-  }
+  out = model_candidates(Collective::alltoallv, l, mean, max_bytes, m);
   add_native(out, library_alltoallv(m.library, P), {"spread-out", "pairwise"}, P, m);
   sort_by_cost(out);
   return out;

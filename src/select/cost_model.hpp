@@ -25,13 +25,17 @@ struct LinkCost {
 enum class Library { other, open_mpi, mpich };
 Library library_from_version(const std::string& mpi_get_library_version);
 
-struct MachineModel {
+// What is measured of a machine (or given in A2A_COST_MODEL).
+struct MachineCosts {
   LinkCost intra, inter;
   double overhead = 0;  // seconds per extra message posted in the same round
   double copy = 0;      // seconds per byte of local copy (packing, rotations)
   // Extra seconds per message of a persistent request made, started and
   // freed per call, as Open MPI's basic linear algorithms do.
   double persistent = 0;
+};
+
+struct MachineModel : MachineCosts {
   Library library = Library::other;
   // A machine runs more ranks than it has cores: they are time-sliced, and
   // every round that waits for another rank's message waits for it to be
@@ -51,7 +55,35 @@ struct ModelLayout {
   std::vector<std::vector<int>> ranks;
 };
 
+struct Params;  // an algorithm's knobs (uniform/uniform.hpp)
+
+// One spec's input to its cost entry (the registry's `cost`): the layout,
+// the machine, the block bytes (alltoallv: the global mean; `max_bytes` its
+// largest block).  The entry returns the worst evaluated rank's time.
+struct ModelCall {
+  const ModelLayout& layout;
+  const MachineModel& m;
+  long long bytes, max_bytes;
+  bool varying;  // alltoallv
+};
+struct ModelCost {
+  double seconds = 0;
+  int rounds = 0;  // rounds of the busiest evaluated rank
+};
+ModelCost cost_spread_out(const ModelCall&, const Params&);
+ModelCost cost_pairwise(const ModelCall&, const Params&);
+ModelCost cost_factor(const ModelCall&, const Params&);
+ModelCost cost_clustered(const ModelCall&, const Params&);
+ModelCost cost_tra(const ModelCall&, const Params&);        // radix in Params
+ModelCost cost_tuna(const ModelCall&, const Params&);       // TRA's rounds, each after its metadata
+ModelCost cost_padded_bruck(const ModelCall&, const Params&);
+ModelCost cost_tra2(const ModelCall&, const Params&);       // radix_intra, radix_inter given (not auto)
+ModelCost cost_tuna_hier(const ModelCall&, const Params&);  // radix_intra given, staggered, block
+
 // Every candidate with its modelled time, cheapest first (ties: listed order).
+// The candidates are the registry's rows with a cost entry that fit the
+// layout, at candidate_radices(P) and, for the two-layer algorithms, at a
+// few radices of the node size Q and the node count N.
 // Alltoall: `mean_bytes` is the block size (max_bytes is ignored).
 // Alltoallv: blocks are modelled at the global mean, padded ones at the max.
 // "native", the MPI library's own, is costed as the algorithm the library
@@ -88,6 +120,12 @@ std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribe
 
 // One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).
 double model_allreduce(const ModelLayout& layout, const MachineModel& m);
+
+// The knob values the model (and a2a tune) sweep: candidate_radices(P), and
+// for the two-layer algorithms 2, ceil(sqrt n) and n of the node size Q and
+// the node count N.
+struct SweepValues;
+SweepValues model_values(int P, int Q, int N);
 
 // Radices worth modelling for P ranks: all of 2..P up to P = 64, beyond that
 // the neighbourhood of sqrt(P), the powers of two and P itself.

@@ -5,11 +5,41 @@
 #include <mutex>
 
 #include "schedule/gpu_plan.hpp"
+#include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
+#include "select/cost_model.hpp"
 #include "select/spec.hpp"
 
 namespace a2a::detail {
 
+// The entry points, one per algorithm file, declared where they are registered.
+int linear(const UniformCall&, const Params&);
+int spread_out(const UniformCall&, const Params&);
+int scattered(const UniformCall&, const Params&);
+int pairwise(const UniformCall&, const Params&);
+int bruck_basic(const UniformCall&, const Params&);
+int bruck_modified(const UniformCall&, const Params&);
+int bruck_zero_copy(const UniformCall&, const Params&);
+int bruck_zero_rotation(const UniformCall&, const Params&);
+int tra(const UniformCall&, const Params&);
+int factor(const UniformCall&, const Params&);
+int tra2(const UniformCall&, const Params&);
+int clustered(const UniformCall&, const Params&);
+
+int linear(const VarCall&, const Params&);
+int spread_out(const VarCall&, const Params&);
+int scattered(const VarCall&, const Params&);
+int pairwise(const VarCall&, const Params&);
+int padded_bruck(const VarCall&, const Params&);
+int padded_alltoall(const VarCall&, const Params&);
+int two_phase_bruck(const VarCall&, const Params&);
+int tuna(const VarCall&, const Params&);
+int factor(const VarCall&, const Params&);
+int tuna_hier(const VarCall&, const Params&);
+int clustered(const VarCall&, const Params&);
+
+// cuda-ipc on host buffers: kFallback (device buffers never reach the
+// registry's entry; the API runs them in src/gpu).
 int cuda_ipc_host(const UniformCall&, const Params&) { return kFallback; }
 int cuda_ipc_host(const VarCall&, const Params&) { return kFallback; }
 
@@ -63,12 +93,15 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const char* ipc_summary =
       "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
-      {"native", Collective::alltoall, "the MPI library's own MPI_Alltoall", {}, nullptr},
+      // name, collective, summary, knobs, alltoall entry, alltoallv entry, fallback, needs, cost
+      {"native", Collective::alltoall, "the MPI library's own MPI_Alltoall", {}},
       {"linear", Collective::alltoall, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, linear},
-      {"spread-out", Collective::alltoall, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, spread_out},
+      {"spread-out", Collective::alltoall, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, spread_out,
+       nullptr, nullptr, kNeedsNothing, cost_spread_out},
       {"scattered", Collective::alltoall, "MPICH batched spread-out",
        {block_knob("requests in flight per batch (>= 1)")}, scattered},
-      {"pairwise", Collective::alltoall, "P-1 blocking exchanges, to rank+i from rank-i", {}, pairwise},
+      {"pairwise", Collective::alltoall, "P-1 blocking exchanges, to rank+i from rank-i", {}, pairwise, nullptr,
+       nullptr, kNeedsNothing, cost_pairwise},
       {"bruck-basic", Collective::alltoall, "Bruck: rotation, log2 P steps, inverse rotation", {dt}, bruck_basic},
       {"bruck-modified", Collective::alltoall, "Bruck without the final rotation", {dt}, bruck_modified},
       {"bruck-zero-copy", Collective::alltoall, "Bruck alternating two buffers, received data never copied", {dt},
@@ -76,29 +109,29 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"bruck-zero-rotation", Collective::alltoall, "Bruck with a rotation index, no rotation phase at all", {},
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
-       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, tra},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, tra, nullptr, nullptr, kNeedsNothing, cost_tra},
       {"tra2", Collective::alltoall, "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
-       {{"radix-intra", KnobKind::layout_radix, "auto", "2..Q; auto = ceil(sqrt(Q))",
+       {{"radix-intra", KnobKind::intra_radix, "auto", "2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
-        {"radix-inter", KnobKind::layout_radix, "auto", "2..N; auto = N",
+        {"radix-inter", KnobKind::inter_radix, "auto", "2..N; auto = N",
          [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); }, 0, 0, {}}},
-       tra2,
-       nullptr, "tra"},
+       tra2, nullptr, "tra", kNeedsEqualNodes, cost_tra2},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
-       factor},
-      {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out"},
+       factor, nullptr, nullptr, kNeedsNothing, cost_factor},
+      {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out", kNeedsDevice},
       {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
-       clustered},
+       clustered, nullptr, nullptr, kNeedsNodes, cost_clustered},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
       {"spread-out", Collective::alltoallv, "Isend/Irecv with peer (rank+i)%P in round-robin order", {}, nullptr,
-       spread_out},
+       spread_out, nullptr, kNeedsNothing, cost_spread_out},
       {"scattered", Collective::alltoallv, "MPICH batched spread-out", {block_knob("requests in flight per batch (>= 1)")},
        nullptr, scattered},
-      {"pairwise", Collective::alltoallv, "P-1 blocking exchanges, to rank+i from rank-i", {}, nullptr, pairwise},
+      {"pairwise", Collective::alltoallv, "P-1 blocking exchanges, to rank+i from rank-i", {}, nullptr, pairwise,
+       nullptr, kNeedsNothing, cost_pairwise},
       {"padded-bruck", Collective::alltoallv, "pad every block to the global largest, then zero-rotation Bruck", {},
-       nullptr, padded_bruck, "spread-out"},
+       nullptr, padded_bruck, "spread-out", kNeedsNothing, cost_padded_bruck},
       {"padded-alltoall", Collective::alltoallv, "pad every block to the global largest, then MPI_Alltoall", {},
        nullptr, padded_alltoall, "spread-out"},
       {"two-phase-bruck", Collective::alltoallv, "radix-2 Bruck, block sizes then blocks each round, P-block store",
@@ -107,17 +140,17 @@ const std::vector<AlgorithmInfo>& algorithms() {
        {{"variant", KnobKind::choice, kDefaults.staggered ? "staggered" : "coalesced",
          "coalesced (one message per node) or staggered (one per block)",
          [](Params& p, long long v) { p.staggered = v == 1; }, 0, 0, {"coalesced", "staggered"}},
-        {"radix", KnobKind::layout_radix, "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
+        {"radix", KnobKind::intra_radix, "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
         block_knob("inter-node requests in flight per batch")},
-       nullptr, tuna_hier, "tuna"},
+       nullptr, tuna_hier, "tuna", kNeedsEqualNodes, cost_tuna_hier},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
-       nullptr, factor},
+       nullptr, factor, nullptr, kNeedsNothing, cost_factor},
       {"clustered", Collective::alltoallv, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
-       nullptr, clustered},
+       nullptr, clustered, nullptr, kNeedsNodes, cost_clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
-       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna},
-      {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out"},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna, nullptr, kNeedsNothing, cost_tuna},
+      {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out", kNeedsDevice},
   };
   return table;
 }
@@ -126,6 +159,49 @@ const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name) {
   for (const auto& a : algorithms())
     if (a.collective == coll && name == a.name) return &a;
   return nullptr;
+}
+
+bool fits(const AlgorithmInfo& a, const Where& where) {
+  return (!(a.needs & kNeedsNodes) || where.nodes) && (!(a.needs & kNeedsEqualNodes) || where.equal_nodes) &&
+         (!(a.needs & kNeedsDevice) || where.device);
+}
+
+Where where_of(const std::vector<std::vector<int>>& node_ranks) {
+  const bool nodes = node_ranks.size() > 1;
+  return {nodes, nodes && node_ranks[0].size() > 1 && schedule::equal_nodes(node_ranks), false};
+}
+
+std::vector<std::string> radix_values(const std::vector<int>& radices) {
+  std::vector<std::string> v;
+  for (int r : radices) v.push_back(std::to_string(r));
+  return v;
+}
+
+std::vector<std::string> sweep(const AlgorithmInfo& a, const SweepValues& values) {
+  std::vector<std::string> specs = {""};  // knob settings so far, non-default ones only
+  for (const ParamInfo& p : a.params) {
+    std::vector<std::string> own;
+    if (p.kind == KnobKind::choice) own = p.choices;
+    if (p.kind == KnobKind::radix) own = values.radix;
+    if (p.kind == KnobKind::intra_radix) own = values.intra;
+    if (p.kind == KnobKind::inter_radix) own = values.inter;
+    if (own.empty()) own = {p.fallback};
+    std::vector<std::string> next;
+    for (const std::string& so_far : specs)
+      for (const std::string& v : own)
+        next.push_back(v == p.fallback ? so_far : so_far + (so_far.empty() ? "" : ",") + p.key + "=" + v);
+    specs = std::move(next);
+  }
+  for (std::string& s : specs) s = s.empty() ? a.name : a.name + (":" + s);
+  return specs;
+}
+
+std::vector<std::string> sweep(Collective coll, const Where& where, const SweepValues& values) {
+  std::vector<std::string> out;
+  for (const AlgorithmInfo& a : algorithms())
+    if (a.collective == coll && fits(a, where))
+      for (std::string& s : sweep(a, values)) out.push_back(std::move(s));
+  return out;
 }
 
 namespace {
@@ -191,7 +267,8 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
 std::string parse_knob(const ParamInfo& p, const std::string& value, int P, long long& v, std::string& shown) {
   switch (p.kind) {
     case KnobKind::radix:
-    case KnobKind::layout_radix:
+    case KnobKind::intra_radix:
+    case KnobKind::inter_radix:
       if (value == "auto") {
         v = p.kind == KnobKind::radix ? schedule::ceil_sqrt(P) : 0;
       } else if (!parse_int(value, v) || v < 2) {

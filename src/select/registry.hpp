@@ -13,7 +13,8 @@ namespace a2a::detail {
 // (resolve), stored through `set`, and shown in the canonical name.
 enum class KnobKind {
   radix,         // "auto" (ceil(sqrt P)) or an integer >= 2, clamped to P; shown as resolved
-  layout_radix,  // "auto" (stored 0) or an integer >= 2: the algorithm resolves it against the layout
+  intra_radix,   // "auto" (stored 0) or an integer >= 2: a radix among a node's Q ranks, resolved by the algorithm
+  inter_radix,   // the same among the N nodes
   integer,       // an integer in [lo, hi]
   bytes,         // a byte count with an optional K, M or G, in [lo, hi]
   choice,        // one of `choices`; the index is stored
@@ -31,6 +32,26 @@ struct ParamInfo {
 
 enum class Collective { alltoall, alltoallv };
 
+// Where an algorithm is worth running (it runs anywhere, falling back where
+// it must): every sweep (a2a tune, the cost model) skips rows that need
+// more than the layout offers.
+enum Needs : unsigned {
+  kNeedsNothing = 0,
+  kNeedsNodes = 1,       // more than one node
+  kNeedsEqualNodes = 2,  // more than one node, of equal sizes above one rank
+  kNeedsDevice = 4,      // device buffers
+};
+struct Where {
+  bool nodes = false, equal_nodes = false, device = false;
+};
+constexpr Where kAnyHostLayout{true, true, false};  // the tests' and the bench's sweeps: every host row
+// A host layout given as the ranks of each node.
+Where where_of(const std::vector<std::vector<int>>& node_ranks);
+
+struct ModelCall;  // the cost model's input and output (select/cost_model.hpp)
+struct ModelCost;
+using CostFn = ModelCost (*)(const ModelCall&, const Params&);
+
 struct AlgorithmInfo {
   const char* name;
   Collective collective;
@@ -39,10 +60,27 @@ struct AlgorithmInfo {
   UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
   VarFn varying = nullptr;      // alltoallv entry; nullptr for native
   const char* fallback = nullptr;  // spec that runs when this cannot (kFallback)
+  unsigned needs = kNeedsNothing;
+  CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
 };
 
 const std::vector<AlgorithmInfo>& algorithms();
 const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name);
+bool fits(const AlgorithmInfo& a, const Where& where);
+
+// The values a sweep gives each kind of radix knob (empty: its default).
+// Choice knobs take every choice; integer and byte knobs their default.
+struct SweepValues {
+  std::vector<std::string> radix, intra, inter;
+};
+std::vector<std::string> radix_values(const std::vector<int>& radices);
+
+// One row's specs: every combination of its knobs' sweep values, written
+// with the non-default values only ("tra:radix=4", "bruck-basic:dt=1",
+// "spread-out").
+std::vector<std::string> sweep(const AlgorithmInfo& a, const SweepValues& values);
+// Every row of `coll` that fits `where`, swept, in registry order (native first).
+std::vector<std::string> sweep(Collective coll, const Where& where, const SweepValues& values);
 
 struct Resolved {
   const AlgorithmInfo* info = nullptr;

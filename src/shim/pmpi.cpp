@@ -14,13 +14,13 @@
 #include <dlfcn.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <string>
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
+#include "core/config.hpp"
 
 namespace {
 
@@ -37,13 +37,7 @@ std::map<MPI_Comm, Served>& served() {
   static std::map<MPI_Comm, Served> s;
   return s;
 }
-bool verbose() {
-  static const bool v = [] {
-    const char* e = std::getenv("A2A_VERBOSE");
-    return e && *e && std::string(e) != "0";
-  }();
-  return v;
-}
+bool verbose() { return a2a::detail::config().verbose; }
 
 template <class F>
 int served_call(MPI_Comm comm, F&& call) {
@@ -99,6 +93,21 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   if (rc == MPI_ERR_COMM && inter(comm))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   return report(comm, rc);
+}
+
+// a2a's one-time set-up (world's layout, cold code, lazy symbol binding)
+// happens here, not inside the application's first all-to-all; the MPI
+// library's own all-to-all is not run, so it stays as cold as without the shim.
+extern "C" int MPI_Init(int* argc, char*** argv) {
+  const int rc = PMPI_Init(argc, argv);
+  if (rc == MPI_SUCCESS) A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
+  return rc;
+}
+
+extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
+  const int rc = PMPI_Init_thread(argc, argv, required, provided);
+  if (rc == MPI_SUCCESS) A2A_Comm_prepare(MPI_COMM_WORLD);
+  return rc;
 }
 
 extern "C" int MPI_Finalize(void) {

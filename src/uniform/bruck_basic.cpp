@@ -16,7 +16,10 @@ using schedule::mod;
 int bruck_basic(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const MPI_Aint n = static_cast<MPI_Aint>(c.bs);
-  char* W = c.ctx.scratch.get(Scratch::kWork0, P * c.bs, c.stats);
+  Scratch::Frame frame(c.ctx.scratch);  // the working array, held while the engine runs
+  Scratch::Region working;
+  if (!frame.take({&working})) return MPI_ERR_INTERN;
+  char* W = c.ctx.scratch.get(working, P * c.bs, c.stats);
   for (int i = 0; i < P; ++i) std::memcpy(W + i * n, c.send_block(mod(p + i, P)), c.bs);
   const int rc = run_working_array(c, W, n, [](int i) { return i; }, c.ctx.tra_steps(2), +1, prm.dt,
                                    "bruck-basic");

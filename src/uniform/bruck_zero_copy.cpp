@@ -42,7 +42,10 @@ int bruck_zero_copy(const UniformCall& c, const Params& prm) {
   for (const auto& s : steps)
     for (int i : s.slots) ++total[i];
 
-  char* T = c.ctx.scratch.get(Scratch::kWork0, P * c.bs, c.stats);
+  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Region store, staging;
+  if (!frame.take({&store, &staging})) return MPI_ERR_INTERN;
+  char* T = c.ctx.scratch.get(store, P * c.bs, c.stats);
   auto block = [&](int hops_left, int i) -> char* {
     const int j = mod(static_cast<long long>(i) + p, P);
     return hops_left % 2 == 0 ? c.recv_block(j) : T + static_cast<size_t>(j) * c.bs;
@@ -51,7 +54,7 @@ int bruck_zero_copy(const UniformCall& c, const Params& prm) {
 
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  char* out = prm.dt ? nullptr : c.ctx.scratch.get(Scratch::kWork1, widest * c.bs, c.stats);
+  char* out = prm.dt ? nullptr : c.ctx.scratch.get(staging, widest * c.bs, c.stats);
 
   for (size_t k = 0; k < steps.size(); ++k) {
     const auto& s = steps[k];

@@ -11,8 +11,11 @@ int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& s
   c.copy_self();
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  char* out = c.ctx.scratch.get(Scratch::kWork0, widest * c.bs, c.stats);
-  char* in = c.ctx.scratch.get(Scratch::kWork1, widest * c.bs, c.stats);
+  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Region out_region, in_region;
+  if (!frame.take({&out_region, &in_region})) return MPI_ERR_INTERN;
+  char* out = c.ctx.scratch.get(out_region, widest * c.bs, c.stats);
+  char* in = c.ctx.scratch.get(in_region, widest * c.bs, c.stats);
   std::vector<char>& moved = c.ctx.slot_flags;  // slot already left the send buffer
   moved.assign(P, 0);
   auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };

@@ -91,34 +91,4 @@ struct VarCall {
 using UniformFn = int (*)(const UniformCall&, const Params&);
 using VarFn = int (*)(const VarCall&, const Params&);
 
-int linear(const UniformCall&, const Params&);
-int spread_out(const UniformCall&, const Params&);
-int scattered(const UniformCall&, const Params&);
-int pairwise(const UniformCall&, const Params&);
-int bruck_basic(const UniformCall&, const Params&);
-int bruck_modified(const UniformCall&, const Params&);
-int bruck_zero_copy(const UniformCall&, const Params&);
-int bruck_zero_rotation(const UniformCall&, const Params&);
-int tra(const UniformCall&, const Params&);
-int factor(const UniformCall&, const Params&);
-int tra2(const UniformCall&, const Params&);
-int clustered(const UniformCall&, const Params&);
-
-int linear(const VarCall&, const Params&);
-int spread_out(const VarCall&, const Params&);
-int scattered(const VarCall&, const Params&);
-int pairwise(const VarCall&, const Params&);
-int padded_bruck(const VarCall&, const Params&);
-int padded_alltoall(const VarCall&, const Params&);
-int two_phase_bruck(const VarCall&, const Params&);
-int tuna(const VarCall&, const Params&);
-int factor(const VarCall&, const Params&);
-int tuna_hier(const VarCall&, const Params&);
-int clustered(const VarCall&, const Params&);
-
-// cuda-ipc on host buffers: kFallback (device buffers never reach the
-// registry's entry; the API runs them in src/gpu).
-int cuda_ipc_host(const UniformCall&, const Params&);
-int cuda_ipc_host(const VarCall&, const Params&);
-
 }  // namespace a2a::detail

@@ -49,12 +49,15 @@ int run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std:
   const int P = c.P(), p = c.rank();
   const std::vector<MPI_Datatype>* types = nullptr;
   char *out = nullptr, *in = nullptr;
+  Scratch::Frame frame(c.ctx.scratch);
   if (dt) {
     if (const int rc = step_types(c, stride, pos, steps, name, types)) return rc;
   } else {
     size_t widest = 0;
     for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-    out = c.ctx.scratch.get(Scratch::kWork1, 2 * widest * c.bs, c.stats);  // send half, receive half
+    Scratch::Region staging;
+    if (!frame.take({&staging})) return MPI_ERR_INTERN;
+    out = c.ctx.scratch.get(staging, 2 * widest * c.bs, c.stats);  // send half, receive half
     in = out + widest * c.bs;
   }
   for (size_t k = 0; k < steps.size(); ++k) {

@@ -12,7 +12,7 @@
 
 #include "a2a/a2a.hpp"
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "select/registry.hpp"
 
 namespace a2a::test {
 

@@ -21,11 +21,13 @@ int size_of(MPI_Comm comm) {
   return P;
 }
 
+// Every host row of the registry at every knob choice and radix, plus
+// auto and settings the sweep leaves at their defaults.
 std::vector<std::string> specs_for(int P) {
-  std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=3",
-                                "pairwise", "padded-bruck", "padded-alltoall", "two-phase-bruck", "tuna:radix=auto",
-                                "factor", "clustered", "tuna-hier", "tuna-hier:variant=staggered,radix=3,block=2"};
-  for (int r : radices_for(P)) s.push_back("tuna:radix=" + std::to_string(r));
+  auto radices = a2a::detail::radix_values(radices_for(P));
+  radices.push_back("auto");
+  auto s = a2a::detail::sweep(a2a::detail::Collective::alltoallv, a2a::detail::kAnyHostLayout, {radices, {}, {}});
+  s.insert(s.end(), {"auto", "scattered:block=3", "tuna-hier:variant=staggered,radix=3,block=2"});
   return s;
 }
 
@@ -262,4 +264,73 @@ TEST(Alltoallv, OffsetsBeyondTwoGiB) {
   munmap(sbuf, span);
   munmap(rbuf, span);
   MPI_Type_free(&spread);
+}
+
+// Engines nested on one context's scratch: padded Bruck holds its padded
+// buffers while the Bruck engine runs, TuNA's two-phase engine holds four
+// regions.  Run inside an enclosing frame that holds two regions with a
+// pattern in them, each must deliver its data and leave the pattern alone;
+// a frame that asks for more regions than are free is refused.
+TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
+  namespace d = a2a::detail;
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  d::CommContext* ctx = nullptr;
+  ASSERT_EQ(d::get_context(comm, ctx), MPI_SUCCESS);
+  ASSERT_EQ(ctx->open_private(), MPI_SUCCESS);
+  const int P = ctx->size, me = ctx->rank;
+  d::Scratch& scratch = ctx->scratch;
+  d::Stats st;
+  d::Scratch::Frame outer(scratch);
+  d::Scratch::Region a, b;
+  ASSERT_TRUE(outer.take({&a, &b}));
+  constexpr size_t kHeld = 1 << 16;
+  char* held_a = scratch.get(a, kHeld, st);
+  char* held_b = scratch.get(b, kHeld, st);
+  std::memset(held_a, 0x5a, kHeld);
+  std::memset(held_b, 0xa5, kHeld);
+  // Block i of rank s to d holds (s + d) % 3 + 1 ints of value s*1000 + d*10 + j.
+  auto ints = [](int s, int dst) { return (s + dst) % 3 + 1; };
+  std::vector<int> send, recv;
+  std::vector<MPI_Aint> soff(P), roff(P);
+  std::vector<long long> sbytes(P), rbytes(P);
+  for (int i = 0; i < P; ++i) {
+    soff[i] = static_cast<MPI_Aint>(send.size() * sizeof(int));
+    for (int j = 0; j < ints(me, i); ++j) send.push_back(me * 1000 + i * 10 + j);
+    sbytes[i] = ints(me, i) * static_cast<long long>(sizeof(int));
+  }
+  size_t total = 0;
+  for (int i = 0; i < P; ++i) {
+    roff[i] = static_cast<MPI_Aint>(total * sizeof(int));
+    rbytes[i] = ints(i, me) * static_cast<long long>(sizeof(int));
+    total += static_cast<size_t>(ints(i, me));
+  }
+  for (const char* spec : {"padded-bruck", "tuna:radix=2", "tuna:radix=3", "two-phase-bruck"}) {
+    recv.assign(total, -1);
+    d::Resolved r;
+    std::string error;
+    ASSERT_EQ(d::resolve(d::Collective::alltoallv, spec, P, 0, r, error), MPI_SUCCESS) << error;
+    scratch.begin_call();
+    const d::VarCall call{reinterpret_cast<const char*>(send.data()), soff.data(), sbytes.data(),
+                          reinterpret_cast<char*>(recv.data()), roff.data(), rbytes.data(), *ctx, st, -1};
+    ASSERT_EQ(r.info->varying(call, r.params), MPI_SUCCESS) << spec;
+    long long wrong = 0;
+    for (int s = 0; s < P; ++s)
+      for (int j = 0; j < ints(s, me); ++j) wrong += recv[roff[s] / sizeof(int) + j] != s * 1000 + me * 10 + j;
+    EXPECT_EQ(wrong, 0) << spec;
+    EXPECT_EQ(std::count(held_a, held_a + kHeld, 0x5a), static_cast<long>(kHeld)) << spec << " wrote into a held region";
+    EXPECT_EQ(std::count(held_b, held_b + kHeld, static_cast<char>(0xa5)), static_cast<long>(kHeld))
+        << spec << " wrote into a held region";
+    EXPECT_EQ(scratch.held_work_regions(), 2) << spec << " kept regions after it returned";
+  }
+  {
+    d::Scratch::Frame inner(scratch);
+    d::Scratch::Region r[5];
+    EXPECT_FALSE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4]})) << "more regions than are free";
+    EXPECT_TRUE(inner.take({&r[0], &r[1], &r[2], &r[3]}));
+    EXPECT_NE(r[0], a);
+    EXPECT_NE(r[0], b);
+  }
+  EXPECT_EQ(scratch.held_work_regions(), 2);
+  MPI_Comm_free(&comm);
 }

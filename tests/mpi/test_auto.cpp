@@ -252,7 +252,8 @@ TEST_F(Auto, ModelChoiceIsTheCheapestCandidate) {
 TEST_F(Auto, FirstCallRunsNativeThenWorldsDecisionsAreShared) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  const Ran on_world = alltoall_auto(MPI_COMM_WORLD, 3);  // world decided (its first call may be earlier)
+  alltoall_auto(MPI_COMM_WORLD, 3);  // world's first call, unless an earlier test made it
+  const Ran on_world = alltoall_auto(MPI_COMM_WORLD, 3);  // world decided
   MPI_Comm copy, reordered;
   MPI_Comm_dup(MPI_COMM_WORLD, &copy);
   MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &reordered);
@@ -278,4 +279,26 @@ TEST_F(Auto, FirstCallRunsNativeThenWorldsDecisionsAreShared) {
   }
   MPI_Comm_free(&copy);
   MPI_Comm_free(&reordered);
+}
+
+// A2A_Comm_prepare (what the shim runs in MPI_Init) learns the layout and
+// nothing else: no private duplicate, no call counted, nothing decided, so
+// the first call is still auto's first call and its data arrive whole.
+TEST_F(Auto, PrepareLearnsTheLayoutAndLeavesTheFirstCallAlone) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  const int alive = a2a::detail::live_contexts();
+  ASSERT_EQ(A2A_Comm_prepare(comm), MPI_SUCCESS);
+  EXPECT_EQ(a2a::detail::live_contexts(), alive + 1);
+  a2a::detail::CommContext* ctx = nullptr;
+  ASSERT_EQ(a2a::detail::get_context(comm, ctx), MPI_SUCCESS);
+  EXPECT_EQ(ctx->comm, MPI_COMM_NULL);
+  EXPECT_EQ(ctx->calls, 0);
+  ASSERT_EQ(A2A_Comm_prepare(comm), MPI_SUCCESS);  // again: nothing more
+  EXPECT_EQ(a2a::detail::live_contexts(), alive + 1);
+  const Ran first = alltoall_auto(comm, 3);
+  EXPECT_EQ(first.algorithm, "native");
+  EXPECT_EQ(first.by, "first-call");
+  EXPECT_EQ(A2A_Comm_prepare(MPI_COMM_NULL), MPI_ERR_COMM);
+  MPI_Comm_free(&comm);
 }

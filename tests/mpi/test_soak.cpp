@@ -70,17 +70,14 @@ Case draw(unsigned long long seed, long long k, int P) {
   c.comm = pick(rng, std::vector<std::string>{"world", "world", "reversed", "halves"});
   const int r = 2 + static_cast<int>(rng() % (P + 2));
   const std::string radix = std::to_string(r), block = std::to_string(1 + rng() % 5);
-  if (!c.v)
-    c.spec = pick(rng, std::vector<std::string>{"native", "auto", "linear", "spread-out", "scattered:block=" + block,
-                                                "pairwise", "bruck-basic", "bruck-basic:dt=1", "bruck-modified",
-                                                "bruck-modified:dt=1", "bruck-zero-copy", "bruck-zero-copy:dt=1",
-                                                "bruck-zero-rotation", "tra:radix=" + radix, "tra2", "factor",
-                                                "clustered"});
-  else
-    c.spec = pick(rng, std::vector<std::string>{"native", "auto", "linear", "spread-out", "scattered:block=" + block,
-                                                "pairwise", "padded-bruck", "padded-alltoall", "two-phase-bruck",
-                                                "tuna:radix=" + radix, "tuna-hier:variant=coalesced,radix=" + radix,
-                                                "tuna-hier:variant=staggered,block=" + block, "factor", "clustered"});
+  // Any host row of the registry at any knob choice, this draw's radix, or
+  // a batch size of this draw.
+  namespace d = a2a::detail;
+  auto specs = d::sweep(c.v ? d::Collective::alltoallv : d::Collective::alltoall, d::kAnyHostLayout,
+                        {{radix}, {}, {}});
+  specs.insert(specs.end(), {"auto", "scattered:block=" + block});
+  if (c.v) specs.insert(specs.end(), {"tuna-hier:radix=" + radix, "tuna-hier:variant=staggered,block=" + block});
+  c.spec = pick(rng, specs);
   c.counts = pick(rng, std::vector<std::string>{"zero-heavy", "skewed", "huge", "uniform", "empty"});
   // Both sides carry the same ints per element: int/padded (1), pair/strided (2).
   const bool two = rng() % 2;

@@ -15,13 +15,13 @@ int world_size() {
   return P;
 }
 
+// Every host row of the registry at every knob choice and radix, plus
+// auto and settings the sweep leaves at their defaults.
 std::vector<std::string> specs_for(int P) {
-  std::vector<std::string> s = {"native", "auto", "linear", "spread-out", "scattered", "scattered:block=2",
-                                "pairwise", "bruck-basic", "bruck-basic:dt=1", "bruck-modified",
-                                "bruck-modified:dt=1", "bruck-zero-copy", "bruck-zero-copy:dt=1",
-                                "bruck-zero-rotation", "tra:radix=auto", "factor", "clustered",
-                                "tra2", "tra2:radix-intra=2,radix-inter=3"};
-  for (int r : radices_for(P)) s.push_back("tra:radix=" + std::to_string(r));
+  auto radices = a2a::detail::radix_values(radices_for(P));
+  radices.push_back("auto");
+  auto s = a2a::detail::sweep(a2a::detail::Collective::alltoall, a2a::detail::kAnyHostLayout, {radices, {}, {}});
+  s.insert(s.end(), {"auto", "scattered:block=2", "tra2:radix-intra=2,radix-inter=3"});
   return s;
 }
 

@@ -29,7 +29,7 @@ double cost_of(const std::vector<CostedSpec>& v, const std::string& spec) {
   return -1;
 }
 MachineModel flat(double alpha, double beta, double overhead, double copy = 0) {
-  return {{alpha, beta}, {alpha, beta}, overhead, copy};
+  return {{{alpha, beta}, {alpha, beta}, overhead, copy}};
 }
 // The cheapest candidate that is not native.
 std::string best_other(const std::vector<CostedSpec>& v) {
@@ -64,7 +64,7 @@ TEST(CostModel, InterNodeLinksCostMore) {
   // 2 nodes of 2: rank 0's spread-out round reaches the other node, so it
   // pays the inter-node alpha; beta per link, the inter-node one times the 2
   // ranks that share the node's link.
-  const MachineModel m{{1, 0.001}, {10, 0.01}, 0, 0};
+  const MachineModel m{{{1, 0.001}, {10, 0.01}, 0, 0}};
   const auto v = model_alltoall(nodes_of({2, 2}), 100, m);
   EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 10 + 0.1 + 2 * 2 * 1.0);
   // One rank per node: nobody shares the link.

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Every host algorithm of the registry (`a2a list --sweep`) through the PMPI
+# shim, paired alltoall with alltoallv, on virtual nodes of 2 ranks, so that
+# an algorithm added to the registry is run through the shim without a new
+# test:  shim_registry.sh A2A_CLI CLIENT MPIEXEC [MPIEXEC ARGS...]
+set -uo pipefail
+cli=$1 client=$2
+shift 2
+mapfile -t uniform < <("$cli" list --sweep alltoall)
+mapfile -t varying < <("$cli" list --sweep alltoallv)
+[ ${#uniform[@]} -gt 5 ] && [ ${#varying[@]} -gt 5 ] || { echo "FAIL: no sweep from $cli"; exit 1; }
+n=${#uniform[@]}
+[ ${#varying[@]} -gt "$n" ] && n=${#varying[@]}
+fail=0
+for ((i = 0; i < n; ++i)); do
+  a=${uniform[i % ${#uniform[@]}]} v=${varying[i % ${#varying[@]}]}
+  out=$(A2A_ALLTOALL=$a A2A_ALLTOALLV=$v A2A_NODE_SIZE=2 CLIENT_EXPECT_A2A=1 "$@" "$client" 2>&1)
+  if grep -q "via a2a, alltoallv via a2a: ok" <<<"$out"; then
+    echo "ok   $a | $v"
+  else
+    echo "FAIL $a | $v"
+    echo "$out"
+    fail=1
+  fi
+done
+exit $fail
