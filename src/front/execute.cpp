@@ -64,14 +64,13 @@ VarFn entry(const Resolved& r, const VarCall*) { return r.info->varying; }
 // cannot run this call (decided from values every rank shares).
 template <class Call>
 int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  int rc = entry(res, &call)(call, res.params);
-  if (rc == kFallback) {
-    Resolved storage;
-    const Resolved& fb = fallback_of(res, p, storage);
-    restart_stats(p, st, fb.canonical);
-    rc = entry(fb, &call)(call, fb.params);
-  }
-  return rc;
+  const Result r = entry(res, &call)(call, res.params);
+  if (!r.fell_back()) return r.code();
+  Resolved storage;
+  const Resolved& fb = fallback_of(res, p, storage);
+  restart_stats(p, st, fb.canonical);
+  const Result again = entry(fb, &call)(call, fb.params);
+  return again.fell_back() ? MPI_ERR_INTERN : again.code();  // fallbacks run every call
 }
 
 // Block i of one side in the user's buffer: its byte offset and elements.

@@ -35,7 +35,7 @@ int run(const Call& c, const Params&) {
 
 }  // namespace
 
-int clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -11,7 +11,7 @@
 // r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
 // Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
 // paper's best: one round per peer node).  Needs nodes of equal size (any
-// placement); otherwise returns kFallback and flat TRA runs.  Scratch 2*P*n
+// placement); otherwise it falls back and flat TRA runs.  Scratch 2*P*n
 // bytes (pack/transpose and landing) plus the two TRA phases'.
 #include <cstdio>
 
@@ -21,7 +21,7 @@
 
 namespace a2a::detail {
 
-int tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
+Result tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
 
 namespace {
 
@@ -35,18 +35,18 @@ int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, 
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
   Params prm;
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
-  const int rc = tra(u, prm);
+  const int rc = tra(u, prm).nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   return rc;
 }
 
 }  // namespace
 
-int tra2(const UniformCall& c, const Params& prm) {
+Result tra2(const UniformCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes();
   const int Q = static_cast<int>(topo.ranks[0].size());
-  if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));

@@ -17,7 +17,7 @@
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
 // radix (auto = ceil(sqrt(Q))), block (Params::block).  Needs nodes of equal size (any
-// placement); otherwise returns kFallback and flat TuNA runs.
+// placement); otherwise it falls back and flat TuNA runs.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
@@ -28,13 +28,13 @@
 
 namespace a2a::detail {
 
-int tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
+Result tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
 
 
-int tuna_hier(const VarCall& c, const Params& prm) {
+Result tuna_hier(const VarCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes(), Q = static_cast<int>(topo.ranks[0].size());
-  if (!schedule::equal_nodes(topo.ranks)) return kFallback;  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
   const int n = topo.node_of[c.rank()];
@@ -84,7 +84,7 @@ int tuna_hier(const VarCall& c, const Params& prm) {
                               *node_ctx, c.stats, -1};
     Params tuna_prm;
     tuna_prm.radix = r;
-    return tuna(groups_call, tuna_prm);
+    return tuna(groups_call, tuna_prm).nested_code();
   }();
   if (rc != MPI_SUCCESS) return rc;
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks

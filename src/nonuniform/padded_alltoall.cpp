@@ -9,9 +9,9 @@
 
 namespace a2a::detail {
 
-int padded_alltoall(const VarCall& c, const Params&) {
+Result padded_alltoall(const VarCall& c, const Params&) {
   Padded padded(c.ctx.scratch);
-  if (const int rc = pad(c, padded)) return rc;
+  if (const Result r = pad(c, padded); !r.ok()) return r;
   c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = -1;
   if (padded.M == 0) return MPI_SUCCESS;
   MPI_Datatype block;

@@ -10,15 +10,15 @@
 
 namespace a2a::detail {
 
-int bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
+Result bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
 
-int padded_bruck(const VarCall& c, const Params& prm) {
+Result padded_bruck(const VarCall& c, const Params& prm) {
   Padded padded(c.ctx.scratch);
-  if (const int rc = pad(c, padded)) return rc;
+  if (const Result r = pad(c, padded); !r.ok()) return r;
   if (padded.M == 0) return MPI_SUCCESS;
   const MPI_Aint M = static_cast<MPI_Aint>(padded.M);
   const UniformCall u{padded.send, M, padded.recv, M, padded.M, c.ctx, c.stats};
-  if (const int rc = bruck_zero_rotation(u, prm)) return rc;
+  if (const int rc = bruck_zero_rotation(u, prm).nested_code()) return rc;
   unpad(c, padded);
   return MPI_SUCCESS;
 }

@@ -2,13 +2,13 @@
 
 namespace a2a::detail {
 
-int pad(const VarCall& c, Padded& out) {
+Result pad(const VarCall& c, Padded& out) {
   long long M = 0;
   if (const int rc = c.max_block(M)) return rc;
   const size_t P = static_cast<size_t>(c.P());
   out.M = static_cast<size_t>(M);
   if (out.M == 0) return MPI_SUCCESS;  // every block everywhere is empty
-  if (2 * P * out.M > scratch_limit()) return kFallback;
+  if (2 * P * out.M > scratch_limit()) return Result::fallback();
   Scratch::Region send, recv;
   if (!out.frame.take({&send, &recv})) return MPI_ERR_INTERN;
   out.send = c.ctx.scratch.get(send, P * out.M, c.stats);

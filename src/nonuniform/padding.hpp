@@ -1,7 +1,7 @@
 // Padding for the padded algorithms: every block is copied into a place of
 // the global largest block M, so a uniform all-to-all can move them, and the
 // real bytes are taken back out afterwards.  Scratch 2*P*M bytes; above the
-// scratch limit the caller falls back (returns kFallback).
+// scratch limit the caller falls back (Result::fallback()).
 #pragma once
 #include "uniform/uniform.hpp"
 
@@ -15,8 +15,8 @@ struct Padded {
   size_t M = 0;
 };
 
-// Fills `out`; kFallback when 2*P*M exceeds the scratch limit.
-int pad(const VarCall& c, Padded& out);
+// Fills `out`; Result::fallback() when 2*P*M exceeds the scratch limit.
+Result pad(const VarCall& c, Padded& out);
 void unpad(const VarCall& c, const Padded& padded);
 
 }  // namespace a2a::detail

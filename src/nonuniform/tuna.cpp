@@ -16,7 +16,7 @@
 
 namespace a2a::detail {
 
-int tuna(const VarCall& c, const Params& prm) {
+Result tuna(const VarCall& c, const Params& prm) {
   const auto& steps = c.ctx.tra_steps(prm.radix);
   const long long K = static_cast<long long>(steps.size());
   const long long r = prm.radix;

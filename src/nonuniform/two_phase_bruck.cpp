@@ -10,7 +10,7 @@
 
 namespace a2a::detail {
 
-int two_phase_bruck(const VarCall& c, const Params&) {
+Result two_phase_bruck(const VarCall& c, const Params&) {
   return run_two_phase(c, c.ctx.tra_steps(2), c.P(), [](int i) { return static_cast<long long>(i); });
 }
 

@@ -13,35 +13,35 @@
 namespace a2a::detail {
 
 // The entry points, one per algorithm file, declared where they are registered.
-int linear(const UniformCall&, const Params&);
-int spread_out(const UniformCall&, const Params&);
-int scattered(const UniformCall&, const Params&);
-int pairwise(const UniformCall&, const Params&);
-int bruck_basic(const UniformCall&, const Params&);
-int bruck_modified(const UniformCall&, const Params&);
-int bruck_zero_copy(const UniformCall&, const Params&);
-int bruck_zero_rotation(const UniformCall&, const Params&);
-int tra(const UniformCall&, const Params&);
-int factor(const UniformCall&, const Params&);
-int tra2(const UniformCall&, const Params&);
-int clustered(const UniformCall&, const Params&);
+Result linear(const UniformCall&, const Params&);
+Result spread_out(const UniformCall&, const Params&);
+Result scattered(const UniformCall&, const Params&);
+Result pairwise(const UniformCall&, const Params&);
+Result bruck_basic(const UniformCall&, const Params&);
+Result bruck_modified(const UniformCall&, const Params&);
+Result bruck_zero_copy(const UniformCall&, const Params&);
+Result bruck_zero_rotation(const UniformCall&, const Params&);
+Result tra(const UniformCall&, const Params&);
+Result factor(const UniformCall&, const Params&);
+Result tra2(const UniformCall&, const Params&);
+Result clustered(const UniformCall&, const Params&);
 
-int linear(const VarCall&, const Params&);
-int spread_out(const VarCall&, const Params&);
-int scattered(const VarCall&, const Params&);
-int pairwise(const VarCall&, const Params&);
-int padded_bruck(const VarCall&, const Params&);
-int padded_alltoall(const VarCall&, const Params&);
-int two_phase_bruck(const VarCall&, const Params&);
-int tuna(const VarCall&, const Params&);
-int factor(const VarCall&, const Params&);
-int tuna_hier(const VarCall&, const Params&);
-int clustered(const VarCall&, const Params&);
+Result linear(const VarCall&, const Params&);
+Result spread_out(const VarCall&, const Params&);
+Result scattered(const VarCall&, const Params&);
+Result pairwise(const VarCall&, const Params&);
+Result padded_bruck(const VarCall&, const Params&);
+Result padded_alltoall(const VarCall&, const Params&);
+Result two_phase_bruck(const VarCall&, const Params&);
+Result tuna(const VarCall&, const Params&);
+Result factor(const VarCall&, const Params&);
+Result tuna_hier(const VarCall&, const Params&);
+Result clustered(const VarCall&, const Params&);
 
-// cuda-ipc on host buffers: kFallback (device buffers never reach the
+// cuda-ipc on host buffers: a fallback (device buffers never reach the
 // registry's entry; the API runs them in src/gpu).
-int cuda_ipc_host(const UniformCall&, const Params&) { return kFallback; }
-int cuda_ipc_host(const VarCall&, const Params&) { return kFallback; }
+Result cuda_ipc_host(const UniformCall&, const Params&) { return Result::fallback(); }
+Result cuda_ipc_host(const VarCall&, const Params&) { return Result::fallback(); }
 
 namespace {
 

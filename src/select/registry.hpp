@@ -59,7 +59,7 @@ struct AlgorithmInfo {
   std::vector<ParamInfo> params;
   UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
   VarFn varying = nullptr;      // alltoallv entry; nullptr for native
-  const char* fallback = nullptr;  // spec that runs when this cannot (kFallback)
+  const char* fallback = nullptr;  // spec that runs when this cannot (Result::fallback())
   unsigned needs = kNeedsNothing;
   CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
 };

@@ -13,7 +13,7 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int bruck_basic(const UniformCall& c, const Params& prm) {
+Result bruck_basic(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const MPI_Aint n = static_cast<MPI_Aint>(c.bs);
   Scratch::Frame frame(c.ctx.scratch);  // the working array, held while the engine runs

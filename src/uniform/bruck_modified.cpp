@@ -14,7 +14,7 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int bruck_modified(const UniformCall& c, const Params& prm) {
+Result bruck_modified(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   for (int j = 0; j < P; ++j) std::memcpy(c.recv_block(j), c.send_block(mod(2LL * p - j, P)), c.bs);
   return run_working_array(c, c.recv, c.rstride, [p, P](int i) { return mod(static_cast<long long>(i) + p, P); },

@@ -34,7 +34,7 @@ MPI_Aint address(const void* p) {
 
 }  // namespace
 
-int bruck_zero_copy(const UniformCall& c, const Params& prm) {
+Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const auto& steps = c.ctx.tra_steps(2);
   const auto hops = schedule::remaining_hops(P, steps);

@@ -8,7 +8,7 @@
 
 namespace a2a::detail {
 
-int bruck_zero_rotation(const UniformCall& c, const Params&) {
+Result bruck_zero_rotation(const UniformCall& c, const Params&) {
   return run_zero_rotation(c, c.ctx.tra_steps(2), -1);
 }
 

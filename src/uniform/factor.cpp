@@ -39,7 +39,7 @@ int run(const Call& c, const Params&) {
 
 }  // namespace
 
-int factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int factor(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result factor(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -32,7 +32,7 @@ int run(const Call& c, const Params&) {
 
 }  // namespace
 
-int linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int linear(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result linear(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

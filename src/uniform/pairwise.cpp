@@ -26,7 +26,7 @@ int run(const Call& c, const Params&) {
 
 }  // namespace
 
-int pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -38,7 +38,7 @@ int run(const Call& c, const Params& prm) {
 
 }  // namespace
 
-int scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

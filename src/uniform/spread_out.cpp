@@ -26,7 +26,7 @@ int run(const Call& c, const Params&) {
 
 }  // namespace
 
-int spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
-int spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
+Result spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

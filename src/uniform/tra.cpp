@@ -12,7 +12,7 @@
 
 namespace a2a::detail {
 
-int tra(const UniformCall& c, const Params& prm) {
+Result tra(const UniformCall& c, const Params& prm) {
   return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1);
 }
 

@@ -16,9 +16,28 @@
 
 namespace a2a::detail {
 
-// Returned by an algorithm that cannot run this call (from values every rank
-// shares): the API runs the registry's fallback instead, and the stats say so.
-constexpr int kFallback = -1;
+// What an algorithm returns: an MPI error code (MPI_SUCCESS included), or
+// Result::fallback() when it cannot run this call (decided from values every
+// rank shares): the API then runs the registry's fallback, and the stats say
+// so.  A fallback is no error code, and an error code never reads as one.
+class [[nodiscard]] Result {
+ public:
+  Result(int mpi_code) : code_(mpi_code) {}  // NOLINT: algorithms return MPI codes as they are
+  static Result fallback() {
+    Result r(MPI_SUCCESS);
+    r.fallback_ = true;
+    return r;
+  }
+  bool fell_back() const { return fallback_; }
+  bool ok() const { return !fallback_ && code_ == MPI_SUCCESS; }
+  int code() const { return code_; }  // MPI_SUCCESS for a fallback
+  // For an algorithm run inside another, which never falls back there.
+  int nested_code() const { return fallback_ ? MPI_ERR_INTERN : code_; }
+
+ private:
+  int code_;
+  bool fallback_ = false;
+};
 
 // memcpy, but a zero-byte copy may name buffers that were never allocated.
 inline void copy_bytes(void* to, const void* from, size_t bytes) {
@@ -88,7 +107,7 @@ struct VarCall {
   int max_block(long long& M) const;
 };
 
-using UniformFn = int (*)(const UniformCall&, const Params&);
-using VarFn = int (*)(const VarCall&, const Params&);
+using UniformFn = Result (*)(const UniformCall&, const Params&);
+using VarFn = Result (*)(const VarCall&, const Params&);
 
 }  // namespace a2a::detail
