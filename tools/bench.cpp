@@ -176,7 +176,16 @@ std::vector<std::string> default_algorithms(bool v, int P) {
       if (P <= 16 || r <= 4 || r == P / 2 || r == P || r * r == P) values.radix.push_back(std::to_string(r));
     values.radix.push_back("auto");
   }
-  auto algs = d::sweep(v ? d::Collective::alltoallv : d::Collective::alltoall, d::kAnyHostLayout, values);
+  const auto coll = v ? d::Collective::alltoallv : d::Collective::alltoall;
+  std::vector<std::string> algs, seen;  // one row per algorithm as it runs (radix auto may be a radix listed)
+  for (const auto& spec : d::sweep(coll, d::kAnyHostLayout, values)) {
+    d::Resolved r;
+    std::string error;
+    const std::string ran = d::resolve(coll, spec, P, 0, r, error) == MPI_SUCCESS ? r.canonical : spec;
+    if (std::find(seen.begin(), seen.end(), ran) != seen.end()) continue;
+    seen.push_back(ran);
+    algs.push_back(spec);
+  }
   algs.insert(algs.end(), {"auto", "agree/auto"});
   return algs;
 }

@@ -54,10 +54,23 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
   return a;
 }
 
+// Every error leaves a message for a2a::last_error_message(): a2a's own, or
+// the MPI library's text for an error an MPI call returned.
+int explained(int rc) {
+  std::string& msg = thread_state().error;
+  if (rc != MPI_SUCCESS && msg.empty()) {
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
+    msg = "a2a: MPI error " + std::to_string(rc) + (len ? ": " + std::string(text, static_cast<size_t>(len)) : "");
+  }
+  return rc;
+}
+
 int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
   ts.error.clear();
-  return run_call(ts, a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error);
+  return explained(run_call(ts, a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error));
 }
 
 }  // namespace
@@ -78,10 +91,13 @@ namespace {
 // Init: prepare, agree (always: once per plan), and fix the algorithm,
 // alltoallv's auto included (the counts stay as they are).
 int plan_init(const CallArgs& a, A2A_Plan* plan) {
-  if (!plan) return MPI_ERR_ARG;
-  *plan = nullptr;
   ThreadState& ts = thread_state();
   ts.error.clear();
+  if (!plan) {
+    ts.error = "a2a: plan is NULL";
+    return MPI_ERR_ARG;
+  }
+  *plan = nullptr;
   std::string& msg = ts.error;
   CommContext* ctx = nullptr;
   if (const int rc = open_comm(a.comm, ctx)) return rc;
@@ -137,23 +153,27 @@ extern "C" int A2A_Alltoallv(const void* sendbuf, const int sendcounts[], const 
 extern "C" int A2A_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm,
                                  A2A_Plan* plan) {
-  return a2a::detail::plan_init(
-      a2a::detail::alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm), plan);
+  return a2a::detail::explained(a2a::detail::plan_init(
+      a2a::detail::alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm), plan));
 }
 
 extern "C" int A2A_Alltoallv_init(const void* sendbuf, const int sendcounts[], const int sdispls[],
                                   MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
                                   MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, A2A_Plan* plan) {
-  return a2a::detail::plan_init(a2a::detail::alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
-                                                            recvcounts, rdispls, recvtype, comm, algorithm),
-                                plan);
+  return a2a::detail::explained(a2a::detail::plan_init(
+      a2a::detail::alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                  comm, algorithm),
+      plan));
 }
 
 extern "C" int A2A_Start(A2A_Plan plan) {
-  if (!plan) return MPI_ERR_ARG;
   auto& ts = a2a::detail::thread_state();
   ts.error.clear();
-  return a2a::detail::execute(plan->args, *plan->prepared, &plan->global, ts.stats, ts.error);
+  if (!plan) {
+    ts.error = "a2a: plan is NULL";
+    return MPI_ERR_ARG;
+  }
+  return a2a::detail::explained(a2a::detail::execute(plan->args, *plan->prepared, &plan->global, ts.stats, ts.error));
 }
 
 extern "C" int A2A_Plan_free(A2A_Plan* plan) {

@@ -35,6 +35,9 @@ void expect_everywhere(int rc, int want, const std::string& what) {
   int cls = MPI_SUCCESS;
   MPI_Error_class(rc, &cls);
   EXPECT_EQ(cls, want) << what << ": " << a2a::last_error_message();
+  if (rc != MPI_SUCCESS) {
+    EXPECT_NE(a2a::last_error_message(), "") << what << ": an error without a message";
+  }
 }
 
 // The agree mode for one test.

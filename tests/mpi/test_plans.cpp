@@ -113,5 +113,6 @@ TEST(Plans, ErrorsAtInitReachEveryRank) {
   EXPECT_EQ(lo, hi);
   EXPECT_EQ(plan, nullptr);
   EXPECT_EQ(A2A_Start(nullptr), MPI_ERR_ARG);
+  EXPECT_EQ(a2a::last_error_message(), "a2a: plan is NULL");
   EXPECT_EQ(A2A_Plan_free(nullptr), MPI_ERR_ARG);
 }
