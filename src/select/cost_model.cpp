@@ -393,33 +393,39 @@ ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   }));
 }
 
-std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const MachineModel& m) {
+namespace {
+
+// The registry's candidates and native (costed as `library` chooses, among
+// the algorithms `known` the library has), cheapest first; one rank: a copy.
+std::vector<CostedSpec> model(Collective coll, const ModelLayout& l, long long bytes, long long max_bytes,
+                              const MachineModel& m, const LibraryChoice& library,
+                              std::initializer_list<const char*> known) {
   const int P = static_cast<int>(l.node_of.size());
   std::vector<CostedSpec> out;
   if (P < 2) {
-    out.push_back(costed("spread-out", cost_of({l, m, bs, bs, false}, spread_out)));
+    out.push_back(costed("spread-out", cost_of({l, m, bytes, max_bytes, coll == Collective::alltoallv}, spread_out)));
     add_native(out, {"spread-out"}, {}, P, m);
     return out;
   }
-  out = model_candidates(Collective::alltoall, l, bs, bs, m);
-  add_native(out, library_alltoall(m.library, P, bs), {"spread-out", "pairwise", "tra:radix=2"}, P, m);
+  out = model_candidates(coll, l, bytes, max_bytes, m);
+  add_native(out, library, known, P, m);
   sort_by_cost(out);
   return out;
+}
+
+}  // namespace
+
+std::vector<CostedSpec> model_alltoall(const ModelLayout& l, long long bs, const MachineModel& m) {
+  const int P = static_cast<int>(l.node_of.size());
+  return model(Collective::alltoall, l, bs, bs, m, library_alltoall(m.library, P, bs),
+               {"spread-out", "pairwise", "tra:radix=2"});
 }
 
 std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, long long max_bytes,
                                         const MachineModel& m) {
   const int P = static_cast<int>(l.node_of.size());
-  std::vector<CostedSpec> out;
-  if (P < 2) {
-    out.push_back(costed("spread-out", cost_of({l, m, mean, max_bytes, true}, spread_out)));
-    add_native(out, {"spread-out"}, {}, P, m);
-    return out;
-  }
-  out = model_candidates(Collective::alltoallv, l, mean, max_bytes, m);
-  add_native(out, library_alltoallv(m.library, P), {"spread-out", "pairwise"}, P, m);
-  sort_by_cost(out);
-  return out;
+  return model(Collective::alltoallv, l, mean, max_bytes, m, library_alltoallv(m.library, P),
+               {"spread-out", "pairwise"});
 }
 
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error) {

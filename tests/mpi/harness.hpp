@@ -129,6 +129,17 @@ inline std::vector<int> radices_for(int P) {
   return r;
 }
 
+// Every host row of the registry at every knob choice, at radices_for(P)
+// and auto, then `extra` (auto, settings the sweep leaves at defaults).
+inline std::vector<std::string> registry_specs(a2a::detail::Collective coll, int P,
+                                               std::initializer_list<std::string> extra) {
+  auto radices = a2a::detail::radix_values(radices_for(P));
+  radices.push_back("auto");
+  auto s = a2a::detail::sweep(coll, a2a::detail::kAnyHostLayout, {radices, {}, {}});
+  s.insert(s.end(), extra);
+  return s;
+}
+
 // K and D the specs must report, from the closed forms (independent of the
 // implementation's own schedule code paths).
 struct Expected {

@@ -21,14 +21,9 @@ int size_of(MPI_Comm comm) {
   return P;
 }
 
-// Every host row of the registry at every knob choice and radix, plus
-// auto and settings the sweep leaves at their defaults.
 std::vector<std::string> specs_for(int P) {
-  auto radices = a2a::detail::radix_values(radices_for(P));
-  radices.push_back("auto");
-  auto s = a2a::detail::sweep(a2a::detail::Collective::alltoallv, a2a::detail::kAnyHostLayout, {radices, {}, {}});
-  s.insert(s.end(), {"auto", "scattered:block=3", "tuna-hier:variant=staggered,radix=3,block=2"});
-  return s;
+  return registry_specs(a2a::detail::Collective::alltoallv, P,
+                        {"auto", "scattered:block=3", "tuna-hier:variant=staggered,radix=3,block=2"});
 }
 
 const std::vector<std::string>& workloads() {

@@ -15,14 +15,9 @@ int world_size() {
   return P;
 }
 
-// Every host row of the registry at every knob choice and radix, plus
-// auto and settings the sweep leaves at their defaults.
 std::vector<std::string> specs_for(int P) {
-  auto radices = a2a::detail::radix_values(radices_for(P));
-  radices.push_back("auto");
-  auto s = a2a::detail::sweep(a2a::detail::Collective::alltoall, a2a::detail::kAnyHostLayout, {radices, {}, {}});
-  s.insert(s.end(), {"auto", "scattered:block=2", "tra2:radix-intra=2,radix-inter=3"});
-  return s;
+  return registry_specs(a2a::detail::Collective::alltoall, P,
+                        {"auto", "scattered:block=2", "tra2:radix-intra=2,radix-inter=3"});
 }
 
 struct TypePair {
