@@ -90,24 +90,31 @@ own_apps() {
 }
 
 shim_apps() {
-  for np in 4 8 16; do
+  for np in ${PARITY_NP:-4 8 16}; do
     # hpcc and the FFTW round trip, unchanged: the shim with auto against
-    # the library alone, alternating, 5 runs each (FFTW's four calls, each
-    # the first on its communicator, vary most: 15); rank 0's all-to-all time.
-    for app in hpcc fftw; do
-      runs=5; [ $app = fftw ] && runs=15
+    # the library alone, alternating, 7 runs each (FFTW's four calls, each
+    # the first on its communicator, vary most: 41); fftw-x20: its plans
+    # reused for 20 more round trips (FFTW_ROUNDTRIP_REPEAT), 15 runs; rank
+    # 0's all-to-all time.  The FFTW runs add a control, the library alone
+    # again in the same rotation: how far two identical set-ups differ.
+    for app in ${PARITY_APPS:-hpcc fftw fftw-x20}; do  # PARITY_APPS, PARITY_NP: a part again
+      runs=7 repeat=0
+      [ $app = fftw ] && runs=41
+      [ $app = fftw-x20 ] && runs=15 repeat=20
       cmd=("$PWD/build/tests/fftw_roundtrip")
       [ $app = hpcc ] && cmd=(hpcc)
       : > "$out/apps-$app-p$np.tsv"
       for run in $(seq $runs); do
-        for kind in native auto; do
+        kinds="native auto"
+        [ $app != hpcc ] && kinds="native auto control"
+        for kind in $kinds; do
           # The same outer timer for both; with the shim behind it (A2A_VERBOSE
           # off, so nothing of the shim's reporting is timed).
           lib=$PWD/build/tests/libmpi_timer.so
           [ $kind = auto ] && lib=$lib:$PWD/build/liba2a_pmpi.so
           dir=$(mktemp -d)
           cp tests/apps/hpccinf.txt "$dir/"
-          (cd "$dir" && mpirun -np "$np" -x LD_PRELOAD="$lib" "${cmd[@]}" \
+          (cd "$dir" && FFTW_ROUNDTRIP_REPEAT=$repeat mpirun -np "$np" -x LD_PRELOAD="$lib" -x FFTW_ROUNDTRIP_REPEAT "${cmd[@]}" \
             > run.log 2>&1) || { echo "$app $kind failed"; cat "$dir/run.log"; exit 1; }
           printf '%s\t%s\t%s\n' "$kind" "$run" "$(a2a_seconds "$dir/run.log")" >> "$out/apps-$app-p$np.tsv"
           rm -rf "$dir"

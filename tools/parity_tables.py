@@ -129,10 +129,17 @@ def apps(d):
            "a2a-closure: `--compare native --compare auto --repeat 9`, medians of interleaved runs, the maximum "
            "over ranks. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
            "shim (`A2A_ALLTOALL(V)` unset: auto) against the MPI library alone (preloaded `mpi_timer`, the same "
-           "timer), rank 0's time in MPI_Alltoall(v), medians of alternating runs (hpcc 5, FFTW 15).", ""]
+           "timer), rank 0's time in MPI_Alltoall(v), medians of alternating runs (hpcc 7, FFTW 41; fftw-x20: the "
+           "same plans reused for 20 more round trips, `FFTW_ROUNDTRIP_REPEAT=20`, 15 runs); the FFTW rows' last "
+           "column times the library alone a second time in the same rotation (the spread of two identical "
+           "set-ups).", ""]
     out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran |")
     out.append("|---|---|---|---|---|---|")
-    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt"))):
+    def by_p(path):
+        name, P = re.search(r"apps-(.+)-p(\d+)\.(?:txt|tsv)", path).groups()
+        return name, int(P)
+
+    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt")), key=by_p):
         name, P = re.search(r"apps-(.+)-p(\d+)\.txt", path).groups()
         nat = auto = None
         for line in open(path):
@@ -145,14 +152,16 @@ def apps(d):
                     auto = vals
         if nat and auto:
             out.append(f"| {name} | {P} | {nat[0]:.6f} | {auto[0]:.6f} | {auto[0] / nat[0]:.3f} | {auto[1]} |")
-    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.tsv"))):
+    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.tsv")), key=by_p):
         name, P = re.search(r"apps-(.+)-p(\d+)\.tsv", path).groups()
-        t = {"native": [], "auto": []}
+        t = {"native": [], "auto": [], "control": []}
         for line in open(path):
             kind, _, s = line.split()
             t[kind].append(float(s))
         n, a = statistics.median(t["native"]), statistics.median(t["auto"])
-        out.append(f"| {name} (shim) | {P} | {n:.6f} | {a:.6f} | {a / n:.3f} | |")
+        control = (f"library again: {statistics.median(t['control']) / n:.3f} of library"
+                   if t["control"] else "")
+        out.append(f"| {name} (shim) | {P} | {n:.6f} | {a:.6f} | {a / n:.3f} | {control} |")
     out.append("")
     return out
 

@@ -53,9 +53,11 @@ int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 int A2A_Start(A2A_Plan plan);
 int A2A_Plan_free(A2A_Plan *plan);
 
-/* Collective over comm: learns its layout now and warms the call path (no
- * data moves, nothing is decided), so that the first all-to-all on it does
- * not pay a2a's one-time set-up.  Optional; the PMPI shim calls it on
+/* Collective over comm: learns its layout now and warms the call path
+ * (nothing moves on comm, nothing is decided; once per process one byte goes
+ * from this rank to itself over MPI_COMM_SELF), so that the first
+ * all-to-all on it does not pay a2a's one-time set-up.  The last call's
+ * stats and error message stay.  Optional; the PMPI shim calls it on
  * MPI_COMM_WORLD inside MPI_Init and MPI_Init_thread. */
 int A2A_Comm_prepare(MPI_Comm comm);
 

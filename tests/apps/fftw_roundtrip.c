@@ -3,12 +3,16 @@
  * the plans whose global transposes FFTW does with MPI_Alltoall (equal
  * blocks) or MPI_Alltoallv (unequal ones, e.g. 30 rows over 4 ranks).
  * Usage: fftw_roundtrip [N0xN1xN2 ...] (default 30x30x30 32x32x32).
+ * FFTW_ROUNDTRIP_REPEAT=K: after the checks, each shape's plans run K more
+ * round trips (plans are made to be reused: the steady state of the
+ * transposes, where the first round trip is their cold start).
  * Checks a few forward coefficients against the direct DFT sum and the
  * normalised round trip against the input; prints one line per shape and
  * exits non-zero on a failure. */
 #include <fftw3-mpi.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Deterministic input from the global index, so every rank can compute it. */
@@ -17,7 +21,13 @@ static void value(ptrdiff_t i, ptrdiff_t j, ptrdiff_t k, double v[2]) {
   v[1] = cos(0.11 * (double)(i * j) + 0.7 * (double)k);
 }
 
-static int roundtrip(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, int rank) {
+static void fill(fftw_complex* in, ptrdiff_t ln0, ptrdiff_t s0, ptrdiff_t n1, ptrdiff_t n2) {
+  for (ptrdiff_t i = 0; i < ln0; ++i)
+    for (ptrdiff_t j = 0; j < n1; ++j)
+      for (ptrdiff_t k = 0; k < n2; ++k) value(s0 + i, j, k, in[(i * n1 + j) * n2 + k]);
+}
+
+static int roundtrip(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, int rank, long repeat) {
   ptrdiff_t ln0, s0, ln1, s1;
   const ptrdiff_t alloc = fftw_mpi_local_size_3d_transposed(n0, n1, n2, MPI_COMM_WORLD, &ln0, &s0, &ln1, &s1);
   fftw_complex *in = fftw_alloc_complex(alloc), *mid = fftw_alloc_complex(alloc), *out = fftw_alloc_complex(alloc);
@@ -30,9 +40,7 @@ static int roundtrip(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, int rank) {
     if (rank == 0) printf("fftw_roundtrip %tdx%tdx%td: FAIL (no plan)\n", n0, n1, n2);
     return 1;
   }
-  for (ptrdiff_t i = 0; i < ln0; ++i)
-    for (ptrdiff_t j = 0; j < n1; ++j)
-      for (ptrdiff_t k = 0; k < n2; ++k) value(s0 + i, j, k, in[(i * n1 + j) * n2 + k]);
+  fill(in, ln0, s0, n1, n2);
   fftw_execute(fwd);
 
   /* Forward spot checks: X[a,b,c] = sum x[i,j,l] e^{-2 pi i (ai/n0 + bj/n1 + cl/n2)},
@@ -67,6 +75,11 @@ static int roundtrip(ptrdiff_t n0, ptrdiff_t n1, ptrdiff_t n2, int rank) {
         err = fmax(err, hypot(o[0] * scale - v[0], o[1] * scale - v[1]));
       }
   MPI_Allreduce(MPI_IN_PLACE, &err, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  for (long r = 0; r < repeat; ++r) {  /* the input is destroyed by each forward */
+    fill(in, ln0, s0, n1, n2);
+    fftw_execute(fwd);
+    fftw_execute(bwd);
+  }
   const int ok = err < 1e-10 && spot_err < 1e-10;
   if (rank == 0)
     printf("fftw_roundtrip %tdx%tdx%td: %s (round-trip max error %.3g, forward spot error %.3g)\n", n0, n1, n2,
@@ -86,6 +99,8 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   const char* defaults[] = {"30x30x30", "32x32x32"};
   const int n = argc > 1 ? argc - 1 : 2;
+  const char* repeat_env = getenv("FFTW_ROUNDTRIP_REPEAT");
+  const long repeat = repeat_env ? strtol(repeat_env, NULL, 10) : 0;
   int failed = 0;
   for (int s = 0; s < n; ++s) {
     const char* shape = argc > 1 ? argv[s + 1] : defaults[s];
@@ -95,7 +110,7 @@ int main(int argc, char** argv) {
       failed = 1;
       continue;
     }
-    failed |= roundtrip(a, b, c, rank);
+    failed |= roundtrip(a, b, c, rank, repeat);
   }
   fftw_mpi_cleanup();
   MPI_Finalize();

@@ -285,6 +285,7 @@ TEST_F(Auto, FirstCallRunsNativeThenWorldsDecisionsAreShared) {
 // nothing else: no private duplicate, no call counted, nothing decided, so
 // the first call is still auto's first call and its data arrive whole.
 TEST_F(Auto, PrepareLearnsTheLayoutAndLeavesTheFirstCallAlone) {
+  ASSERT_EQ(A2A_Comm_prepare(MPI_COMM_WORLD), MPI_SUCCESS);  // the once-per-process part (MPI_COMM_SELF)
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   const int alive = a2a::detail::live_contexts();
@@ -299,6 +300,12 @@ TEST_F(Auto, PrepareLearnsTheLayoutAndLeavesTheFirstCallAlone) {
   const Ran first = alltoall_auto(comm, 3);
   EXPECT_EQ(first.algorithm, "native");
   EXPECT_EQ(first.by, "first-call");
+  A2A_Stats before{}, after{};
+  A2A_Last_stats(&before);
+  ASSERT_EQ(A2A_Comm_prepare(comm), MPI_SUCCESS);  // the last call's stats stay
+  A2A_Last_stats(&after);
+  EXPECT_STREQ(after.algorithm, before.algorithm);
+  EXPECT_EQ(after.bytes_sent, before.bytes_sent);
   EXPECT_EQ(A2A_Comm_prepare(MPI_COMM_NULL), MPI_ERR_COMM);
   MPI_Comm_free(&comm);
 }
