@@ -133,7 +133,7 @@ def apps(d):
            "same plans reused for 20 more round trips, `FFTW_ROUNDTRIP_REPEAT=20`, 15 runs); the FFTW rows' last "
            "column times the library alone a second time in the same rotation (the spread of two identical "
            "set-ups).", ""]
-    out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran |")
+    out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran, or the control |")
     out.append("|---|---|---|---|---|---|")
     def by_p(path):
         name, P = re.search(r"apps-(.+)-p(\d+)\.(?:txt|tsv)", path).groups()
