@@ -107,6 +107,7 @@ int CommContext::open_private() {
 
 CommContext::~CommContext() {
   gpu_state.reset();  // it holds a communicator split from comm
+  shm_state.reset();  // likewise
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);

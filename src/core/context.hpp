@@ -25,6 +25,10 @@ struct State;
 struct GpuStateFree {
   void operator()(gpu::State* state) const;
 };
+struct ShmState;  // src/uniform/shm.cpp
+struct ShmStateFree {
+  void operator()(ShmState* state) const;
+};
 
 // Stats::decided_by of auto's first call on a communicator, which runs
 // native without deciding (front/execute.cpp).
@@ -189,6 +193,9 @@ struct CommContext {
   // Device buffers' state (src/gpu): node communicator, streams, IPC handle
   // caches, pinned staging; created by the first call on device buffers.
   std::unique_ptr<gpu::State, GpuStateFree> gpu_state;
+  // The shared-memory exchange's node communicator and segment (shm),
+  // made by its first call.
+  std::unique_ptr<ShmState, ShmStateFree> shm_state;
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;

@@ -261,9 +261,15 @@ LibraryChoice library_alltoallv(Library library, int P) {
 std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribed, double extra) {
   const CostedSpec& native = *find(ranked, "native");
   if (oversubscribed) {
-    // Time-sliced ranks make one-round algorithms equal within noise, and in
-    // applications (a2a-closure) Open MPI's linear alltoallv beat spread-out
-    // though the model costs its persistent requests: keep the library's.
+    // Time-sliced ranks: where every rank shares one node's memory, the
+    // shared-memory exchange (no messages) beat the library at every size
+    // measured here (P = 4, 8: 0.75-0.87 of MPI_Alltoall(v) up to 4 KiB,
+    // 0.26-0.45 above; a2a-fft and a2a-closure 0.81-1.01 of native's
+    // all-to-all time).  Otherwise message-passing one-round algorithms are
+    // equal within noise, and in applications (a2a-closure) Open MPI's linear
+    // alltoallv beat spread-out though the model costs its persistent
+    // requests: keep the library's.
+    if (find(ranked, "shm")) return "shm";
     if (native.rounds <= 1) return "native";
     for (const auto& c : ranked)  // cheapest first
       if (c.rounds <= 1) return c.spec;
@@ -330,6 +336,17 @@ SweepValues model_values(int P, int Q, int N) {
 ModelCost cost_spread_out(const ModelCall& c, const Params&) { return cost(cost_of(c, spread_out)); }
 ModelCost cost_pairwise(const ModelCall& c, const Params&) { return cost(cost_of(c, pairwise)); }
 ModelCost cost_factor(const ModelCall& c, const Params&) { return cost(cost_of(c, factor)); }
+
+// One round in which every peer's flag is awaited (costed as a message of
+// no bytes: a latency and, per further peer, the per-message overhead) and
+// every block is copied twice, into this rank's part and out of the peer's.
+ModelCost cost_shm(const ModelCall& c, const Params&) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
+    clock.copy((2LL * (P - 1) + 1) * c.bytes);
+    for (int i = 1; i < P; ++i) clock.message((p + i) % P, 0);
+  }));
+}
 
 ModelCost cost_clustered(const ModelCall& c, const Params&) {
   const auto phases = schedule::clustered_schedule(c.layout.ranks);

@@ -79,6 +79,7 @@ ModelCost cost_tuna(const ModelCall&, const Params&);       // TRA's rounds, eac
 ModelCost cost_padded_bruck(const ModelCall&, const Params&);
 ModelCost cost_tra2(const ModelCall&, const Params&);       // radix_intra, radix_inter given (not auto)
 ModelCost cost_tuna_hier(const ModelCall&, const Params&);  // radix_intra given, staggered, block
+ModelCost cost_shm(const ModelCall&, const Params&);        // a flag per peer, every block copied in and out
 
 // Every candidate with its modelled time, cheapest first (ties: listed order).
 // The candidates are the registry's rows with a cost entry that fit the

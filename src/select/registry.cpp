@@ -37,6 +37,8 @@ Result tuna(const VarCall&, const Params&);
 Result factor(const VarCall&, const Params&);
 Result tuna_hier(const VarCall&, const Params&);
 Result clustered(const VarCall&, const Params&);
+Result shm(const UniformCall&, const Params&);
+Result shm(const VarCall&, const Params&);
 
 // cuda-ipc on host buffers: a fallback (device buffers never reach the
 // registry's entry; the API runs them in src/gpu).
@@ -90,6 +92,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
       bytes_knob("chunk", kDefaults.chunk, 1, 1LL << 30,
                  "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
                  [](Params& p, long long v) { p.chunk = v; })};
+  static const char* shm_summary =
+      "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait";
   static const char* ipc_summary =
       "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
@@ -121,6 +125,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out", kNeedsDevice},
       {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {},
        clustered, nullptr, nullptr, kNeedsNodes, cost_clustered},
+      {"shm", Collective::alltoall, shm_summary, {}, shm, nullptr, "spread-out", kNeedsOneNode, cost_shm},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
@@ -150,6 +155,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, clustered, nullptr, kNeedsNodes, cost_clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna, nullptr, kNeedsNothing, cost_tuna},
+      {"shm", Collective::alltoallv, shm_summary, {}, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm},
       {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out", kNeedsDevice},
   };
   return table;
@@ -163,12 +169,12 @@ const AlgorithmInfo* find_algorithm(Collective coll, const std::string& name) {
 
 bool fits(const AlgorithmInfo& a, const Where& where) {
   return (!(a.needs & kNeedsNodes) || where.nodes) && (!(a.needs & kNeedsEqualNodes) || where.equal_nodes) &&
-         (!(a.needs & kNeedsDevice) || where.device);
+         (!(a.needs & kNeedsDevice) || where.device) && (!(a.needs & kNeedsOneNode) || where.one_node);
 }
 
 Where where_of(const std::vector<std::vector<int>>& node_ranks) {
   const bool nodes = node_ranks.size() > 1;
-  return {nodes, nodes && node_ranks[0].size() > 1 && schedule::equal_nodes(node_ranks), false};
+  return {nodes, nodes && node_ranks[0].size() > 1 && schedule::equal_nodes(node_ranks), false, !nodes};
 }
 
 std::vector<std::string> radix_values(const std::vector<int>& radices) {

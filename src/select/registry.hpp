@@ -40,11 +40,12 @@ enum Needs : unsigned {
   kNeedsNodes = 1,       // more than one node
   kNeedsEqualNodes = 2,  // more than one node, of equal sizes above one rank
   kNeedsDevice = 4,      // device buffers
+  kNeedsOneNode = 8,     // every rank on one node (they share memory)
 };
 struct Where {
-  bool nodes = false, equal_nodes = false, device = false;
+  bool nodes = false, equal_nodes = false, device = false, one_node = true;
 };
-constexpr Where kAnyHostLayout{true, true, false};  // the tests' and the bench's sweeps: every host row
+constexpr Where kAnyHostLayout{true, true, false, true};  // the tests' and the bench's sweeps: every host row
 // A host layout given as the ranks of each node.
 Where where_of(const std::vector<std::vector<int>>& node_ranks);
 

@@ -173,6 +173,7 @@ inline Expected expected_stats(const std::string& spec, int P) {
     if (spec != "bruck-zero-rotation" && spec.find(':') == std::string::npos) canon += ":dt=0";
     return {canon, s::tra_rounds_closed(P, 2), s::tra_blocks_closed(P, 2)};
   }
+  if (spec == "shm") return {spec, P > 1 ? 1 : 0, lin};  // one flag wait, P-1 blocks copied
   if (spec == "scattered") return {"scattered:block=" + std::to_string(a2a::detail::Params{}.block), lin, lin};
   return {spec, lin, lin};
 }

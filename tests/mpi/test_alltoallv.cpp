@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <numeric>
 
+#include "core/config.hpp"
 #include "harness.hpp"
 #include "nonuniform/two_phase.hpp"
 #include "workload/workload.hpp"
@@ -329,5 +330,80 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
     EXPECT_NE(r[0], b);
   }
   EXPECT_EQ(scratch.held_work_regions(), 2);
+  MPI_Comm_free(&comm);
+}
+
+// shm's segment across calls on one communicator: block sizes growing,
+// shrinking and growing again, alltoall and alltoallv alternating, and
+// alltoallv parts of very different sizes (one rank sends 16x more), so
+// that the segment is re-made from the parts' published needs and reused
+// between.  Every int encodes (source, destination, index); gaps between
+// the receive blocks stay untouched.  Above A2A_SCRATCH_LIMIT (the
+// .shm_limit run) shm falls back to spread-out, on every rank alike.
+TEST(Alltoallv, ShmSegmentGrowsShrinksAndIsReused) {
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  const int P = size_of(comm);
+  int me;
+  MPI_Comm_rank(comm, &me);
+  auto code = [](int s, int d, long long j) { return static_cast<int>((s * 97 + d) * 100003 + j % 100003); };
+  const size_t limit = a2a::detail::config().scratch_limit;
+  long long biggest_temp = 0;
+  for (int n : {1, 3, 1000, 7, 0, 2000, 2, 4000, 5}) {
+    for (bool v : {false, true}) {
+      // alltoallv: rank s sends n ints to each peer, rank 1 16n (the big part).
+      auto count = [&](int s) { return v ? n * (s == 1 ? 16 : 1) : n; };
+      std::vector<int> scounts(P), sdispls(P), rcounts(P), rdispls(P);
+      int sat = 0, rat = 0;
+      for (int d = 0; d < P; ++d) {
+        scounts[d] = count(me);
+        sdispls[d] = sat;
+        sat += scounts[d] + 1;  // a gap after every block
+        rcounts[d] = count(d);
+        rdispls[d] = rat;
+        rat += rcounts[d] + 1;
+      }
+      std::vector<int> send(static_cast<size_t>(sat) + 1), recv(static_cast<size_t>(rat) + 1, -7);
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < scounts[d]; ++j) send[sdispls[d] + j] = code(me, d, j);
+      const std::string what = (v ? "alltoallv n=" : "alltoall n=") + std::to_string(n);
+      int rc;
+      if (v) {
+        rc = A2A_Alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, recv.data(), rcounts.data(),
+                           rdispls.data(), MPI_INT, comm, "shm");
+      } else {  // contiguous blocks of n ints
+        std::vector<int> s2(static_cast<size_t>(n) * P), r2(static_cast<size_t>(n) * P, -7);
+        for (int d = 0; d < P; ++d)
+          for (int j = 0; j < n; ++j) s2[static_cast<size_t>(d) * n + j] = code(me, d, j);
+        rc = A2A_Alltoall(s2.data(), n, MPI_INT, r2.data(), n, MPI_INT, comm, "shm");
+        for (int s = 0; s < P; ++s)
+          for (int j = 0; j < n; ++j) recv[rdispls[s] + j] = r2[static_cast<size_t>(s) * n + j];
+      }
+      ASSERT_EQ(rc, MPI_SUCCESS) << what << ": " << a2a::last_error_message();
+      long long wrong = 0;
+      for (int s = 0; s < P; ++s) {
+        for (int j = 0; j < rcounts[s]; ++j) wrong += recv[rdispls[s] + j] != code(s, me, j);
+        wrong += v && recv[rdispls[s] + rcounts[s]] != -7;  // the gap
+      }
+      EXPECT_EQ(wrong, 0) << what;
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      // The largest part this call needs, the same on every rank.
+      long long part = 0;
+      for (int s = 0; s < P; ++s) part = std::max<long long>(part, 4LL * count(s) * (v ? P - 1 : P));
+      const bool over = static_cast<size_t>(part) > limit;
+      if (P > 1 && n > 0) {
+        EXPECT_STREQ(st.algorithm, over ? "spread-out" : "shm") << what;
+        if (!over) {
+          EXPECT_EQ(st.rounds, 1) << what;
+          EXPECT_GE(st.temp_bytes, 2 * part) << what << ": both halves of this rank's part";
+          biggest_temp = std::max(biggest_temp, st.temp_bytes);
+        }
+      }
+    }
+  }
+  if (P > 1 && limit > (1u << 24)) {
+    EXPECT_GE(biggest_temp, 2LL * 4 * 16 * 4000 * (P - 1)) << "never grew";
+  }
   MPI_Comm_free(&comm);
 }

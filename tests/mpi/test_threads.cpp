@@ -26,8 +26,8 @@ long long work(int t, MPI_Comm comm, int rounds) {
   int me, P;
   MPI_Comm_rank(comm, &me);
   MPI_Comm_size(comm, &P);
-  const char* uniform[] = {"tra:radix=2", "spread-out", "bruck-zero-copy", "auto", "clustered"};
-  const char* varying[] = {"tuna:radix=3", "spread-out", "two-phase-bruck", "auto", "padded-bruck"};
+  const char* uniform[] = {"tra:radix=2", "spread-out", "bruck-zero-copy", "auto", "clustered", "shm"};
+  const char* varying[] = {"tuna:radix=3", "spread-out", "two-phase-bruck", "auto", "padded-bruck", "shm"};
   long long wrong = 0;
   for (int i = 0; i < rounds; ++i) {
     const int n = 1 + (i + t) % 7;  // ints per block
@@ -37,7 +37,7 @@ long long work(int t, MPI_Comm comm, int rounds) {
       for (int j = 0; j < n; ++j) s[d * n + j] = encode(me, d, j + 100 * t);
     }
     const bool v = i % 2;
-    const char* spec = v ? varying[(i / 2 + t) % 5] : uniform[(i / 2 + t) % 5];
+    const char* spec = v ? varying[(i / 2 + t) % 6] : uniform[(i / 2 + t) % 6];
     if (v) {
       for (int d = 0; d < P; ++d)
         for (int j = 0; j < n; ++j) s[displs[d] + j] = encode(me, d, j + 100 * t);

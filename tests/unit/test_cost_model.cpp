@@ -82,15 +82,22 @@ TEST(CostModel, PapersRegimes) {
   // rounds win, a small radix; bandwidth bound: each block sent once.
   const auto small = model_alltoall(nodes_of({64}), 8, flat(2e-6, 1e-10, 1e-6));
   EXPECT_EQ(best_other(small).rfind("tra:radix=", 0), 0u) << best_other(small);
-  const auto large = model_alltoall(nodes_of({64}), 1 << 20, flat(2e-6, 1e-10, 1e-6));
+  // (memcpy as fast as the link: shm's two copies lose when bandwidth bound)
+  const auto large = model_alltoall(nodes_of({64}), 1 << 20, flat(2e-6, 1e-10, 1e-6, 1e-10));
   EXPECT_EQ(best_other(large), "spread-out");
+  // Copies much cheaper than the link: the shared-memory exchange.
+  EXPECT_EQ(best_other(model_alltoall(nodes_of({64}), 1 << 20, flat(2e-6, 1e-9, 1e-6, 1e-10))), "shm");
+  // Several nodes: no shm candidate.
+  for (const auto& c : model_alltoall(nodes_of({32, 32}), 1 << 20, flat(2e-6, 1e-9, 1e-6, 1e-10)))
+    EXPECT_NE(c.spec, "shm");
   // Non-uniform, tiny blocks: a log-round algorithm (padded Bruck, whose one
   // message per round beats TuNA's two there, or TuNA); huge mean: spread-out.
   const auto tiny = best_other(model_alltoallv(nodes_of({64}), 8, 64, flat(2e-6, 1e-10, 1e-6)));
   EXPECT_TRUE(tiny == "padded-bruck" || tiny.rfind("tuna:radix=", 0) == 0) << tiny;
   EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 64, 64, flat(2e-6, 1e-10, 1e-6))), "padded-bruck");
   EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 64, 16384, flat(2e-6, 1e-10, 1e-6))).rfind("tuna:radix=", 0), 0u);
-  EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 1 << 20, 1 << 21, flat(2e-6, 1e-10, 1e-6))), "spread-out");
+  EXPECT_EQ(best_other(model_alltoallv(nodes_of({64}), 1 << 20, 1 << 21, flat(2e-6, 1e-10, 1e-6, 1e-10))),
+            "spread-out");
   // Padding costs the maximum: with a very skewed workload padded-bruck loses to tuna radix 2.
   const auto skewed = model_alltoallv(nodes_of({16}), 64, 64 << 10, flat(2e-6, 1e-9, 1e-6));
   EXPECT_GT(cost_of(skewed, "padded-bruck"), cost_of(skewed, "tuna:radix=2"));
@@ -152,7 +159,7 @@ TEST(CostModel, NativeIsTheLibrarysOwnChoice) {
 
 // auto runs native unless another candidate is modelled at most
 // kNativeMargin of native's time (with the size allreduce for alltoallv);
-// oversubscribed, one-round algorithms only.
+// oversubscribed, one-round algorithms only, shm first on one node.
 TEST(CostModel, PickRule) {
   const std::vector<CostedSpec> close = {{"native", 10, 4}, {"tra:radix=3", 8.5, 3}, {"spread-out", 12, 1}};
   EXPECT_EQ(model_pick(close, false), "native");
@@ -169,7 +176,9 @@ TEST(CostModel, PickRule) {
   m.persistent = 1e-6;
   const auto v = model_alltoallv(nodes_of({16}), 64, 64, m);
   EXPECT_DOUBLE_EQ(entry(v, "native").seconds, entry(v, "spread-out").seconds + 30e-6);
-  EXPECT_EQ(model_pick(v, true), "native");
+  EXPECT_EQ(model_pick(v, true), "shm");  // one node, time-sliced: the shared-memory exchange
+  const auto two = model_alltoallv(nodes_of({8, 8}), 64, 64, m);
+  EXPECT_EQ(model_pick(two, true), "native");  // across nodes no shm: the library's one-round choice stays
   EXPECT_GT(model_allreduce(nodes_of({16}), flat(1, 0, 0)), 3.9);  // 4 rounds of recursive doubling
 }
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "schedule/schedule.hpp"
+#include "schedule/shm.hpp"
 
 namespace s = a2a::detail::schedule;
 
@@ -435,4 +436,36 @@ TEST(TunaHier, InterPlanDeliversEveryBlockInEqualLayouts) {
       for (const auto& [block, times] : got) ASSERT_EQ(times, 1);
     }
   }
+}
+
+// shm's part layout: the polled words and both halves' tables before the
+// data, data on cache lines, halves apart; capacities powers of two within
+// the limit; packed offsets leave out the own block.
+TEST(Schedule, ShmLayoutCapacityAndOffsets) {
+  namespace s = a2a::detail::schedule;
+  for (int P = 1; P <= 64; ++P)
+    for (size_t cap : {size_t{0}, size_t{1}, size_t{4096}, size_t{5000}}) {
+      const auto l = s::shm_layout(P, cap);
+      EXPECT_LT(l.ready, l.done);
+      EXPECT_LT(l.done, l.need);
+      EXPECT_LE(l.need_at(1) + 8, l.table);
+      EXPECT_NE(l.need_at(0), l.need_at(1));
+      EXPECT_EQ(l.table_at(1), l.table_at(0) + l.table_half);
+      EXPECT_EQ(l.table_half, 16u * P);
+      EXPECT_LE(l.table_at(1) + l.table_half, l.data);
+      EXPECT_EQ(l.data % s::kShmLine, 0u);
+      EXPECT_EQ(l.data_half % s::kShmLine, 0u);
+      EXPECT_GE(l.data_half, cap);
+      EXPECT_EQ(l.data_at(1), l.data_at(0) + l.data_half);
+      EXPECT_EQ(l.total, l.data + 2 * l.data_half);
+    }
+  EXPECT_EQ(s::shm_capacity(0, 1 << 30), 4096u);
+  EXPECT_EQ(s::shm_capacity(4097, 1 << 30), 8192u);
+  EXPECT_EQ(s::shm_capacity(1 << 20, 1 << 30), size_t{1} << 20);
+  EXPECT_EQ(s::shm_capacity(70000, 100000), 70000u);  // the power of two would pass the limit
+  EXPECT_EQ(s::shm_capacity(100001, 100000), 0u);     // the need itself does
+  const long long sbytes[] = {5, 0, 7, 3};
+  std::vector<size_t> off;
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, off), 8u);  // 5 + 0 + 3, its own 7 left out
+  EXPECT_EQ(off, (std::vector<size_t>{0, 5, 5, 5}));
 }

@@ -1,0 +1,40 @@
+#include "schedule/shm.hpp"
+
+namespace a2a::detail::schedule {
+
+namespace {
+size_t lines(size_t bytes) { return (bytes + kShmLine - 1) / kShmLine * kShmLine; }
+}  // namespace
+
+ShmLayout shm_layout(int P, size_t capacity) {
+  ShmLayout l;
+  // The words peers poll, and the table they read next, side by side.
+  l.ready = 0;
+  l.done = 8;
+  l.need = 16;  // a word per half
+  l.table = 32;
+  l.table_half = 2 * sizeof(long long) * static_cast<size_t>(P);
+  l.data = lines(l.table + 2 * l.table_half);
+  l.data_half = lines(capacity);
+  l.total = l.data + 2 * l.data_half;
+  return l;
+}
+
+size_t shm_capacity(size_t need, size_t limit) {
+  size_t c = 4096;
+  while (c < need) c *= 2;
+  if (c > limit) c = need;  // the power of two would pass the limit: exactly the need
+  return need > limit ? 0 : c;
+}
+
+size_t shm_pack_offsets(const long long* sbytes, int P, int me, std::vector<size_t>& out_off) {
+  out_off.assign(static_cast<size_t>(P), 0);
+  size_t at = 0;
+  for (int d = 0; d < P; ++d) {
+    out_off[static_cast<size_t>(d)] = at;
+    if (d != me) at += static_cast<size_t>(sbytes[d]);
+  }
+  return at;
+}
+
+}  // namespace a2a::detail::schedule
