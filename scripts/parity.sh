@@ -13,6 +13,8 @@
 #             hpcc and the FFTW round trip under the shim (auto) against the
 #             MPI library alone, both timed by tests' mpi_timer, at P = 4, 8, 16 (phases
 #             own_apps and shim_apps run either half)
+#   shm       the shared-memory exchange against the library at P = 2, 4, 8,
+#             alltoall and alltoallv (uniform), 16 B .. 256 KiB, with auto
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -23,7 +25,7 @@ out=results/parity
 mkdir -p "$out"
 a2a=build/a2a
 phases=("$@")
-[ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps)
+[ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps shm)
 
 overhead() {
   for np in 1 2; do
@@ -77,6 +79,16 @@ avb() {
 a2a_seconds() { awk '/^a2a shim: communicator /{for (i = 1; i < NF; ++i) if ($(i + 1) == "s;") s += $i} END {printf "%.6f\n", s}' "$1"; }
 
 apps() { own_apps; shim_apps; }
+
+shm() {
+  for np in 2 4 8; do
+    batch=1; [ "$np" -eq 2 ] && batch=10
+    for coll in alltoall alltoallv; do
+      mpirun -np "$np" $a2a bench --collective $coll -m 16:262144 -b $batch -i 100 -x 10 -c -a shm -a auto \
+        --csv "$out/shm-$coll-p$np.csv" | tee "$out/shm-$coll-p$np.txt"
+    done
+  done
+}
 
 own_apps() {
   for np in 4 8 16; do

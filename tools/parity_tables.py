@@ -166,12 +166,39 @@ def apps(d):
     return out
 
 
+def shm_table(d):
+    paths = sorted(glob.glob(os.path.join(d, "shm-*-p*.csv")),
+                   key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
+    if not paths:
+        return []
+    shown = [16, 256, 1024, 4096, 65536, 262144]
+    out = ["**shm** (`scripts/parity.sh shm`: `a2a bench --collective C -m 16:262144 -i 100 -x 10 -c -a shm -a auto`, "
+           "`-b 10` at P = 2; alltoallv with the uniform workload): median over the library's own call in the same "
+           "run at a few sizes; where shm starts to win for good; auto over the library, geometric mean and worst "
+           "over the 15 sizes.", ""]
+    out.append("| P | collective | " + " | ".join(size(n) for n in shown) + " | shm wins from | auto/MPI gm | auto/MPI worst (ran) |")
+    out.append("|---|---|" + "---|" * len(shown) + "---|---|---|")
+    for path in paths:
+        coll, P = re.search(r"shm-(\w+)-p(\d+)\.csv", path).groups()
+        rows = rows_of(path)
+        shm = {int(r["bytes"]): float(r["ratio_to_native"]) for r in rows if r["algorithm"] == "shm"}
+        auto = {int(r["bytes"]): (float(r["ratio_to_native"]), r["resolved"]) for r in rows if r["algorithm"] == "auto"}
+        sizes = sorted(shm)
+        wins = next((n for i, n in enumerate(sizes) if all(shm[m] < 1 for m in sizes[i:])), None)
+        worst = max(auto, key=lambda n: auto[n][0])
+        cells = [f"{shm[n]:.2f}" if n in shm else "-" for n in shown]
+        out.append(f"| {P} | {coll} | " + " | ".join(cells) + f" | {size(wins) if wins else 'never'} | "
+                   f"{gm([a for a, _ in auto.values()]):.3f} | {auto[worst][0]:.3f} ({size(worst)}, {auto[worst][1]}) |")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="results/parity")
     ap.add_argument("--update", help="markdown file whose parity markers to fill")
     args = ap.parse_args()
-    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir))
+    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir) + shm_table(args.dir))
     if not args.update:
         print(text)
         return
