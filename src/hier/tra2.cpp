@@ -10,7 +10,9 @@
 // blocks, of which Q*D_TRA(N, r2) go to other nodes.  For P = 8, Q = 4,
 // r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
 // Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
-// paper's best: one round per peer node).  Needs nodes of equal size (any
+// paper's best: one round per peer node), intra=shm (the intra-node phase
+// through the node's shared memory, src/uniform/shm.cpp: one flag wait
+// instead of K_TRA(Q, r1) rounds; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TRA runs.  Scratch 2*P*n
 // bytes (pack/transpose and landing) plus the two TRA phases'.
 #include <cstdio>
@@ -22,20 +24,23 @@
 namespace a2a::detail {
 
 Result tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
+Result shm(const UniformCall&, const Params&);  // src/uniform/shm.cpp
 
 namespace {
 
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
 int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, size_t block, int radix,
-          long long scale) {
+          long long scale, bool through_shm = false) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
   const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
   Params prm;
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
-  const int rc = tra(u, prm).nested_code();
+  Result r = through_shm ? shm(u, prm) : Result::fallback();
+  if (r.fell_back()) r = tra(u, prm);  // p2p, or the node's ranks share no memory
+  const int rc = r.nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   return rc;
 }
@@ -52,8 +57,8 @@ Result tra2(const UniformCall& c, const Params& prm) {
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
   const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
   c.stats.named_from = 0;
-  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d",
-                std::max(2, r1), std::max(2, r2));
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d%s",
+                std::max(2, r1), std::max(2, r2), prm.intra_shm ? ",intra=shm" : "");
 
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
   Scratch::Frame frame(c.ctx.scratch);
@@ -65,7 +70,7 @@ Result tra2(const UniformCall& c, const Params& prm) {
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
     for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
-  if (const int rc = phase(c, *node_ctx, a, b, N * bs, r1, N)) return rc;
+  if (const int rc = phase(c, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) return rc;
   // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);

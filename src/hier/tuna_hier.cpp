@@ -16,7 +16,9 @@
 // (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
-// radix (auto = ceil(sqrt(Q))), block (Params::block).  Needs nodes of equal size (any
+// radix (auto = ceil(sqrt(Q))), block (Params::block), intra=shm (the
+// groups exchanged through the node's shared memory, src/uniform/shm.cpp,
+// instead of TuNA; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TuNA runs.
 #include <algorithm>
 #include <cstdio>
@@ -29,6 +31,7 @@
 namespace a2a::detail {
 
 Result tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
+Result shm(const VarCall&, const Params&);   // src/uniform/shm.cpp
 
 
 Result tuna_hier(const VarCall& c, const Params& prm) {
@@ -41,8 +44,8 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
   const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
   c.stats.named_from = 0;
-  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d",
-                coalesced ? "coalesced" : "staggered", r, prm.block);
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d%s",
+                coalesced ? "coalesced" : "staggered", r, prm.block, prm.intra_shm ? ",intra=shm" : "");
 
   // Group q' = this rank's N blocks for local index q', node by node.  Each
   // node-mate learns the N sizes of the group it gets: sizes_in[qs][m] is
@@ -84,7 +87,9 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
                               *node_ctx, c.stats, -1};
     Params tuna_prm;
     tuna_prm.radix = r;
-    return tuna(groups_call, tuna_prm).nested_code();
+    Result ran = prm.intra_shm ? shm(groups_call, tuna_prm) : Result::fallback();
+    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
+    return ran.nested_code();
   }();
   if (rc != MPI_SUCCESS) return rc;
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks

@@ -295,6 +295,17 @@ double model_allreduce(const ModelLayout& l, const MachineModel& m) {
 
 namespace {
 
+// The shared-memory exchange among `group` (this rank its member `me`):
+// one round in which every peer's flag is awaited (costed as a message of
+// no bytes: a latency and, per further peer, the per-message overhead) and
+// every block is copied twice, into this rank's part and out of the peer's.
+void shm_round(RankClock& clock, const std::vector<int>& group, int me, long long bytes) {
+  const int Q = static_cast<int>(group.size());
+  clock.copy((2LL * (Q - 1) + 1) * bytes);
+  for (int i = 1; i < Q; ++i) clock.message(group[(me + i) % Q], 0);
+  clock.end_round();
+}
+
 Worst cost_of(const ModelCall& c, void (*one)(RankClock&, int, int, long long)) {
   const int P = static_cast<int>(c.layout.node_of.size());
   return worst(c.layout, c.m, [&](RankClock& clock, int p) { one(clock, p, P, c.bytes); });
@@ -337,15 +348,9 @@ ModelCost cost_spread_out(const ModelCall& c, const Params&) { return cost(cost_
 ModelCost cost_pairwise(const ModelCall& c, const Params&) { return cost(cost_of(c, pairwise)); }
 ModelCost cost_factor(const ModelCall& c, const Params&) { return cost(cost_of(c, factor)); }
 
-// One round in which every peer's flag is awaited (costed as a message of
-// no bytes: a latency and, per further peer, the per-message overhead) and
-// every block is copied twice, into this rank's part and out of the peer's.
 ModelCost cost_shm(const ModelCall& c, const Params&) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
-    clock.copy((2LL * (P - 1) + 1) * c.bytes);
-    for (int i = 1; i < P; ++i) clock.message((p + i) % P, 0);
-  }));
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { shm_round(clock, all_ranks(P), p, c.bytes); }));
 }
 
 ModelCost cost_clustered(const ModelCall& c, const Params&) {
@@ -388,7 +393,8 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
   const auto node_steps = schedule::tra_steps(Q, prm.radix_intra), port_steps = schedule::tra_steps(N, prm.radix_inter);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
+    if (prm.intra_shm) shm_round(clock, l.ranks[n], q, N * c.bytes);
+    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
     clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
     tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes);
   }));
@@ -401,7 +407,8 @@ ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
+    if (prm.intra_shm) shm_round(clock, l.ranks[n], q, N * c.bytes);
+    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
     int posted = 0;
     for (const auto& msg : plan) {
       clock.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * c.bytes);

@@ -68,6 +68,13 @@ ParamInfo dt_knob() {
   return {"dt", KnobKind::choice, kDefaults.dt ? "1" : "0", "1: move blocks with MPI derived datatypes instead of memcpy",
           [](Params& p, long long v) { p.dt = v == 1; }, 0, 0, {"0", "1"}};
 }
+// The intra-node phase of a node-aware algorithm: point-to-point messages,
+// or the shared-memory exchange (shm) among the node's ranks.
+ParamInfo intra_knob() {
+  return {"intra", KnobKind::choice, "p2p", "intra-node phase: p2p (messages) or shm (through shared memory)",
+          [](Params& p, long long v) { p.intra_shm = v == 1; }, 0, 0, {"p2p", "shm"}, true};
+}
+
 ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
                      void (*set)(Params&, long long)) {
   return {key, KnobKind::bytes, bytes_text(fallback), help, set, lo, hi, {}};
@@ -118,7 +125,8 @@ const std::vector<AlgorithmInfo>& algorithms() {
        {{"radix-intra", KnobKind::intra_radix, "auto", "2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
         {"radix-inter", KnobKind::inter_radix, "auto", "2..N; auto = N",
-         [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); }, 0, 0, {}}},
+         [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); }, 0, 0, {}},
+        intra_knob()},
        tra2, nullptr, "tra", kNeedsEqualNodes, cost_tra2},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor, nullptr, nullptr, kNeedsNothing, cost_factor},
@@ -147,7 +155,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
          [](Params& p, long long v) { p.staggered = v == 1; }, 0, 0, {"coalesced", "staggered"}},
         {"radix", KnobKind::intra_radix, "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
-        block_knob("inter-node requests in flight per batch")},
+        block_knob("inter-node requests in flight per batch"), intra_knob()},
        nullptr, tuna_hier, "tuna", kNeedsEqualNodes, cost_tuna_hier},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        nullptr, factor, nullptr, kNeedsNothing, cost_factor},
@@ -333,6 +341,7 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
       return MPI_ERR_ARG;
     }
     p.set(out.params, v);
+    if (p.quiet_default && value == p.fallback) continue;
     out.canonical += sep + std::string(p.key) + "=" + shown;
     sep = ",";
   }

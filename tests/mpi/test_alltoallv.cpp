@@ -277,59 +277,61 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
   const int P = ctx->size, me = ctx->rank;
   d::Scratch& scratch = ctx->scratch;
   d::Stats st;
-  d::Scratch::Frame outer(scratch);
-  d::Scratch::Region a, b;
-  ASSERT_TRUE(outer.take({&a, &b}));
-  constexpr size_t kHeld = 1 << 16;
-  char* held_a = scratch.get(a, kHeld, st);
-  char* held_b = scratch.get(b, kHeld, st);
-  std::memset(held_a, 0x5a, kHeld);
-  std::memset(held_b, 0xa5, kHeld);
-  // Block i of rank s to d holds (s + d) % 3 + 1 ints of value s*1000 + d*10 + j.
-  auto ints = [](int s, int dst) { return (s + dst) % 3 + 1; };
-  std::vector<int> send, recv;
-  std::vector<MPI_Aint> soff(P), roff(P);
-  std::vector<long long> sbytes(P), rbytes(P);
-  for (int i = 0; i < P; ++i) {
-    soff[i] = static_cast<MPI_Aint>(send.size() * sizeof(int));
-    for (int j = 0; j < ints(me, i); ++j) send.push_back(me * 1000 + i * 10 + j);
-    sbytes[i] = ints(me, i) * static_cast<long long>(sizeof(int));
+  {  // the frames end before the communicator (and its scratch) is freed
+    d::Scratch::Frame outer(scratch);
+    d::Scratch::Region a, b;
+    ASSERT_TRUE(outer.take({&a, &b}));
+    constexpr size_t kHeld = 1 << 16;
+    char* held_a = scratch.get(a, kHeld, st);
+    char* held_b = scratch.get(b, kHeld, st);
+    std::memset(held_a, 0x5a, kHeld);
+    std::memset(held_b, 0xa5, kHeld);
+    // Block i of rank s to d holds (s + d) % 3 + 1 ints of value s*1000 + d*10 + j.
+    auto ints = [](int s, int dst) { return (s + dst) % 3 + 1; };
+    std::vector<int> send, recv;
+    std::vector<MPI_Aint> soff(P), roff(P);
+    std::vector<long long> sbytes(P), rbytes(P);
+    for (int i = 0; i < P; ++i) {
+      soff[i] = static_cast<MPI_Aint>(send.size() * sizeof(int));
+      for (int j = 0; j < ints(me, i); ++j) send.push_back(me * 1000 + i * 10 + j);
+      sbytes[i] = ints(me, i) * static_cast<long long>(sizeof(int));
+    }
+    size_t total = 0;
+    for (int i = 0; i < P; ++i) {
+      roff[i] = static_cast<MPI_Aint>(total * sizeof(int));
+      rbytes[i] = ints(i, me) * static_cast<long long>(sizeof(int));
+      total += static_cast<size_t>(ints(i, me));
+    }
+    for (const char* spec : {"padded-bruck", "tuna:radix=2", "tuna:radix=3", "two-phase-bruck"}) {
+      recv.assign(total, -1);
+      d::Resolved r;
+      std::string error;
+      ASSERT_EQ(d::resolve(d::Collective::alltoallv, spec, P, 0, r, error), MPI_SUCCESS) << error;
+      scratch.begin_call();
+      const d::VarCall call{reinterpret_cast<const char*>(send.data()), soff.data(), sbytes.data(),
+                            reinterpret_cast<char*>(recv.data()), roff.data(), rbytes.data(), *ctx, st, -1};
+      const d::Result ran = r.info->varying(call, r.params);
+      ASSERT_FALSE(ran.fell_back()) << spec;
+      ASSERT_EQ(ran.code(), MPI_SUCCESS) << spec;
+      long long wrong = 0;
+      for (int s = 0; s < P; ++s)
+        for (int j = 0; j < ints(s, me); ++j) wrong += recv[roff[s] / sizeof(int) + j] != s * 1000 + me * 10 + j;
+      EXPECT_EQ(wrong, 0) << spec;
+      EXPECT_EQ(std::count(held_a, held_a + kHeld, 0x5a), static_cast<long>(kHeld)) << spec << " wrote into a held region";
+      EXPECT_EQ(std::count(held_b, held_b + kHeld, static_cast<char>(0xa5)), static_cast<long>(kHeld))
+          << spec << " wrote into a held region";
+      EXPECT_EQ(scratch.held_work_regions(), 2) << spec << " kept regions after it returned";
+    }
+    {
+      d::Scratch::Frame inner(scratch);
+      d::Scratch::Region r[5];
+      EXPECT_FALSE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4]})) << "more regions than are free";
+      EXPECT_TRUE(inner.take({&r[0], &r[1], &r[2], &r[3]}));
+      EXPECT_NE(r[0], a);
+      EXPECT_NE(r[0], b);
+    }
+    EXPECT_EQ(scratch.held_work_regions(), 2);
   }
-  size_t total = 0;
-  for (int i = 0; i < P; ++i) {
-    roff[i] = static_cast<MPI_Aint>(total * sizeof(int));
-    rbytes[i] = ints(i, me) * static_cast<long long>(sizeof(int));
-    total += static_cast<size_t>(ints(i, me));
-  }
-  for (const char* spec : {"padded-bruck", "tuna:radix=2", "tuna:radix=3", "two-phase-bruck"}) {
-    recv.assign(total, -1);
-    d::Resolved r;
-    std::string error;
-    ASSERT_EQ(d::resolve(d::Collective::alltoallv, spec, P, 0, r, error), MPI_SUCCESS) << error;
-    scratch.begin_call();
-    const d::VarCall call{reinterpret_cast<const char*>(send.data()), soff.data(), sbytes.data(),
-                          reinterpret_cast<char*>(recv.data()), roff.data(), rbytes.data(), *ctx, st, -1};
-    const d::Result ran = r.info->varying(call, r.params);
-    ASSERT_FALSE(ran.fell_back()) << spec;
-    ASSERT_EQ(ran.code(), MPI_SUCCESS) << spec;
-    long long wrong = 0;
-    for (int s = 0; s < P; ++s)
-      for (int j = 0; j < ints(s, me); ++j) wrong += recv[roff[s] / sizeof(int) + j] != s * 1000 + me * 10 + j;
-    EXPECT_EQ(wrong, 0) << spec;
-    EXPECT_EQ(std::count(held_a, held_a + kHeld, 0x5a), static_cast<long>(kHeld)) << spec << " wrote into a held region";
-    EXPECT_EQ(std::count(held_b, held_b + kHeld, static_cast<char>(0xa5)), static_cast<long>(kHeld))
-        << spec << " wrote into a held region";
-    EXPECT_EQ(scratch.held_work_regions(), 2) << spec << " kept regions after it returned";
-  }
-  {
-    d::Scratch::Frame inner(scratch);
-    d::Scratch::Region r[5];
-    EXPECT_FALSE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4]})) << "more regions than are free";
-    EXPECT_TRUE(inner.take({&r[0], &r[1], &r[2], &r[3]}));
-    EXPECT_NE(r[0], a);
-    EXPECT_NE(r[0], b);
-  }
-  EXPECT_EQ(scratch.held_work_regions(), 2);
   MPI_Comm_free(&comm);
 }
 

@@ -221,3 +221,71 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
         }
   }
 }
+
+// The node-aware algorithms with their intra-node phase through shared
+// memory (intra=shm): data and gaps, one round for the node phase, the same
+// inter-node messages; unequal nodes fall back as without it.
+TEST(Topology, IntraShmPhases) {
+  namespace s = a2a::detail::schedule;
+  using a2a::test::encode;
+  int rank;
+  const int P = world(&rank);
+  const EnvLayout env(P);
+  const int N = env.N, Q = env.Q;
+  const long long node_round = Q > 1 ? 1 : 0;
+  for (int call = 0; call < 3; ++call) {  // again: the node's segment reused
+    std::vector<int> s(3 * P), r(3 * P, -7);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < 3; ++j) s[3 * d + j] = encode(rank, d, j + call);
+    ASSERT_EQ(A2A_Alltoall(s.data(), 3, MPI_INT, r.data(), 3, MPI_INT, MPI_COMM_WORLD, "tra2:intra=shm"), MPI_SUCCESS)
+        << a2a::last_error_message();
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < 3; ++j) wrong += r[3 * src + j] != encode(src, rank, j + call);
+    EXPECT_EQ(wrong, 0) << "tra2:intra=shm call " << call;
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    if (env.equal) {
+      EXPECT_EQ(std::string(st.algorithm), "tra2:radix-intra=" + std::to_string(std::max<long long>(2, std::min<long long>(s::ceil_sqrt(Q), Q))) +
+                                               ",radix-inter=" + std::to_string(std::max(2, N)) + ",intra=shm");
+      EXPECT_EQ(st.rounds, node_round + s::tra_rounds_closed(N, std::max(2, N)));
+      EXPECT_EQ(st.inter_node_messages, s::tra_rounds_closed(N, std::max(2, N)));
+    }
+  }
+  for (const char* variant : {"coalesced", "staggered"}) {
+    std::vector<int> sc(P), sd(P), rc(P), rd(P);
+    int so = 0, ro = 0;
+    for (int i = 0; i < P; ++i) {  // one-int gaps, zero blocks among them
+      sc[i] = (rank + 2 * i) % 3;
+      sd[i] = ++so;
+      so += sc[i];
+      rc[i] = (i + 2 * rank) % 3;
+      rd[i] = ++ro;
+      ro += rc[i];
+    }
+    std::vector<int> sbuf(so + 1, -1), rbuf(ro + 1, -7);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+    const std::string spec = std::string("tuna-hier:variant=") + variant + ",intra=shm";
+    ASSERT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT,
+                            MPI_COMM_WORLD, spec.c_str()),
+              MPI_SUCCESS)
+        << spec << ": " << a2a::last_error_message();
+    std::vector<char> is_data(rbuf.size(), 0);
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < rc[src]; ++j) {
+        wrong += rbuf[rd[src] + j] != encode(src, rank, j);
+        is_data[rd[src] + j] = 1;
+      }
+    for (size_t k = 0; k < rbuf.size(); ++k) wrong += !is_data[k] && rbuf[k] != -7;
+    EXPECT_EQ(wrong, 0) << spec;
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    if (env.equal) {
+      const long long inter_rounds = std::string(variant) == "coalesced" ? N - 1 : (N - 1) * Q;
+      EXPECT_NE(std::string(st.algorithm).find(",intra=shm"), std::string::npos) << spec;
+      EXPECT_EQ(st.rounds, node_round + inter_rounds) << spec;
+    }
+  }
+}
