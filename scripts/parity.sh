@@ -15,6 +15,8 @@
 #             own_apps and shim_apps run either half)
 #   shm       the shared-memory exchange against the library at P = 2, 4, 8,
 #             alltoall and alltoallv (uniform), 16 B .. 256 KiB, with auto
+#   intra     tra2 and tuna-hier with intra=shm against intra=p2p on virtual
+#             nodes of 4 (A2A_NODE_SIZE=4) at P = 8 and 16
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -25,7 +27,7 @@ out=results/parity
 mkdir -p "$out"
 a2a=build/a2a
 phases=("$@")
-[ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps shm)
+[ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps shm intra)
 
 overhead() {
   for np in 1 2; do
@@ -134,6 +136,16 @@ shim_apps() {
       done
       cat "$out/apps-$app-p$np.tsv"
     done
+  done
+}
+
+intra() {
+  for np in 8 16; do
+    A2A_NODE_SIZE=4 mpirun -np "$np" -x A2A_NODE_SIZE $a2a bench -m 16:65536 -i 40 -x 5 -c \
+      -a tra2 -a tra2:intra=shm --csv "$out/intra-alltoall-p$np.csv" | tee "$out/intra-alltoall-p$np.txt"
+    A2A_NODE_SIZE=4 mpirun -np "$np" -x A2A_NODE_SIZE $a2a bench --collective alltoallv -m 16:65536 -i 40 -x 5 -c \
+      -a tuna-hier -a tuna-hier:intra=shm -a tuna-hier:variant=staggered -a tuna-hier:variant=staggered,intra=shm \
+      --csv "$out/intra-alltoallv-p$np.csv" | tee "$out/intra-alltoallv-p$np.txt"
   done
 }
 

@@ -193,12 +193,41 @@ def shm_table(d):
     return out
 
 
+def intra_table(d):
+    paths = sorted(glob.glob(os.path.join(d, "intra-*-p*.csv")),
+                   key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
+    if not paths:
+        return []
+    shown = [16, 256, 1024, 4096, 65536]
+    out = ["**intra=shm against intra=p2p** (`scripts/parity.sh intra`: `A2A_NODE_SIZE=4 mpirun -np P a2a bench "
+           "[--collective alltoallv] -m 16:65536 -i 40 -x 5 -c -a X -a X:intra=shm`, virtual nodes of 4 ranks on this "
+           "machine): median of the shm variant over the p2p one in the same run; geometric mean over the 13 sizes.", ""]
+    out.append("| P | algorithm | " + " | ".join(size(n) for n in shown) + " | gm |")
+    out.append("|---|---|" + "---|" * len(shown) + "---|")
+    for path in paths:
+        P = re.search(r"-p(\d+)\.csv", path).group(1)
+        rows = rows_of(path)
+        times = {}
+        for r in rows:
+            times.setdefault(r["algorithm"], {})[int(r["bytes"])] = float(r["median_us"])
+        for base in sorted(a for a in times if "intra=shm" not in a and a != "native"):
+            shm = base + (",intra=shm" if ":" in base else ":intra=shm")
+            if shm not in times:
+                continue
+            ratio = {n: times[shm][n] / times[base][n] for n in times[base] if n in times[shm]}
+            cells = [f"{ratio[n]:.2f}" if n in ratio else "-" for n in shown]
+            out.append(f"| {P} | `{base}` | " + " | ".join(cells) + f" | {gm(list(ratio.values())):.3f} |")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="results/parity")
     ap.add_argument("--update", help="markdown file whose parity markers to fill")
     args = ap.parse_args()
-    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir) + shm_table(args.dir))
+    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir) + shm_table(args.dir)
+                     + intra_table(args.dir))
     if not args.update:
         print(text)
         return
