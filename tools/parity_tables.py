@@ -49,7 +49,7 @@ def overhead(d):
             by.setdefault(r["bytes"], {})[r["algorithm"]] = float(r["median_us"])
         for b, v in by.items():
             mpi = v["native"]
-            cells = [f"{mpi:.3f}"] + [f"{v[c]:.3f} (+{v[c] - mpi:.3f})" for c in cols[1:] if c in v]
+            cells = [f"{mpi:.3f}"] + [f"{v[c]:.3f} ({v[c] - mpi:+.3f})" for c in cols[1:] if c in v]
             out.append(f"| {size(b)} | " + " | ".join(cells) + " |")
         out.append("")
     return out
@@ -166,9 +166,14 @@ def apps(d):
     return out
 
 
+def csvs_by_procs(d, prefix):
+    """The bench CSVs `prefix-*-pP.csv`, by P, then name."""
+    return sorted(glob.glob(os.path.join(d, prefix + "-*-p*.csv")),
+                  key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
+
+
 def shm_table(d):
-    paths = sorted(glob.glob(os.path.join(d, "shm-*-p*.csv")),
-                   key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
+    paths = csvs_by_procs(d, "shm")
     if not paths:
         return []
     shown = [16, 256, 1024, 4096, 65536, 262144]
@@ -194,8 +199,7 @@ def shm_table(d):
 
 
 def intra_table(d):
-    paths = sorted(glob.glob(os.path.join(d, "intra-*-p*.csv")),
-                   key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
+    paths = csvs_by_procs(d, "intra")
     if not paths:
         return []
     shown = [16, 256, 1024, 4096, 65536]

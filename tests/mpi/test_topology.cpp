@@ -2,6 +2,7 @@
 // counts of the stats (the test is launched with the layout in its name).
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 
 #include "harness.hpp"
@@ -108,6 +109,41 @@ TEST(Topology, InterNodeCounts) {
 }
 
 namespace {
+
+// One alltoallv of `spec` on world: count(src, dst) ints per block, blocks
+// in reversed order with one-int gaps on both sides.  Returns the ints that
+// arrived wrong (gaps written included), or -1 when the call failed.
+long long varying_on_world(const std::string& spec, int rank, int P, const std::function<int(int, int)>& count) {
+  using a2a::test::encode;
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int so = 0, ro = 0;
+  for (int i = P - 1; i >= 0; --i) {
+    sc[i] = count(rank, i);
+    sd[i] = ++so;
+    so += sc[i];
+    rc[i] = count(i, rank);
+    rd[i] = ++ro;
+    ro += rc[i];
+  }
+  std::vector<int> sbuf(so + 1, -1), rbuf(ro + 1, -7);
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+  if (A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT,
+                    MPI_COMM_WORLD, spec.c_str()) != MPI_SUCCESS) {
+    ADD_FAILURE() << spec << ": " << a2a::last_error_message();
+    return -1;
+  }
+  std::vector<char> is_data(rbuf.size(), 0);
+  long long wrong = 0;
+  for (int src = 0; src < P; ++src)
+    for (int j = 0; j < rc[src]; ++j) {
+      wrong += rbuf[rd[src] + j] != encode(src, rank, j);
+      is_data[rd[src] + j] = 1;
+    }
+  for (size_t k = 0; k < rbuf.size(); ++k) wrong += !is_data[k] && rbuf[k] != -7;
+  return wrong;
+}
+
 }  // namespace
 
 // TRA2 under the layout of the environment: every radix pair, two datatype
@@ -165,7 +201,6 @@ TEST(Topology, Tra2EveryRadixPair) {
 // flat TuNA.
 TEST(Topology, TunaHierEveryVariantAndRadix) {
   namespace s = a2a::detail::schedule;
-  using a2a::test::encode;
   int rank;
   const int P = world(&rank);
   const EnvLayout env(P);
@@ -173,37 +208,12 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
   const bool equal = env.equal;
   for (bool zeros : {false, true}) {
     auto count = [zeros](int src, int dst) { return (src * 7 + dst * 3) % 5 + (zeros ? 0 : 1); };
-    std::vector<int> sc(P), sd(P), rc(P), rd(P);
-    int so = 0, ro = 0;
-    for (int i = P - 1; i >= 0; --i) {  // reversed order, one-int gaps
-      sc[i] = count(rank, i);
-      sd[i] = ++so;
-      so += sc[i];
-      rc[i] = count(i, rank);
-      rd[i] = ++ro;
-      ro += rc[i];
-    }
     for (const char* variant : {"coalesced", "staggered"})
       for (int r = 2; r <= Q + 1; ++r)
         for (int block : {1, 32}) {
           const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
                                    ",block=" + std::to_string(block);
-          std::vector<int> sbuf(so + 1, -1), rbuf(ro + 1, -7);
-          for (int d = 0; d < P; ++d)
-            for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
-          ASSERT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(),
-                                  MPI_INT, MPI_COMM_WORLD, spec.c_str()),
-                    MPI_SUCCESS)
-              << spec << ": " << a2a::last_error_message();
-          std::vector<char> is_data(rbuf.size(), 0);
-          long long wrong = 0;
-          for (int src = 0; src < P; ++src)
-            for (int j = 0; j < rc[src]; ++j) {
-              wrong += rbuf[rd[src] + j] != encode(src, rank, j);
-              is_data[rd[src] + j] = 1;
-            }
-          for (size_t k = 0; k < rbuf.size(); ++k) wrong += !is_data[k] && rbuf[k] != -7;
-          EXPECT_EQ(wrong, 0) << spec;
+          EXPECT_EQ(varying_on_world(spec, rank, P, count), 0) << spec;
           A2A_Stats st;
           A2A_Last_stats(&st);
           if (!equal) {
@@ -253,33 +263,8 @@ TEST(Topology, IntraShmPhases) {
     }
   }
   for (const char* variant : {"coalesced", "staggered"}) {
-    std::vector<int> sc(P), sd(P), rc(P), rd(P);
-    int so = 0, ro = 0;
-    for (int i = 0; i < P; ++i) {  // one-int gaps, zero blocks among them
-      sc[i] = (rank + 2 * i) % 3;
-      sd[i] = ++so;
-      so += sc[i];
-      rc[i] = (i + 2 * rank) % 3;
-      rd[i] = ++ro;
-      ro += rc[i];
-    }
-    std::vector<int> sbuf(so + 1, -1), rbuf(ro + 1, -7);
-    for (int d = 0; d < P; ++d)
-      for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
     const std::string spec = std::string("tuna-hier:variant=") + variant + ",intra=shm";
-    ASSERT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT,
-                            MPI_COMM_WORLD, spec.c_str()),
-              MPI_SUCCESS)
-        << spec << ": " << a2a::last_error_message();
-    std::vector<char> is_data(rbuf.size(), 0);
-    long long wrong = 0;
-    for (int src = 0; src < P; ++src)
-      for (int j = 0; j < rc[src]; ++j) {
-        wrong += rbuf[rd[src] + j] != encode(src, rank, j);
-        is_data[rd[src] + j] = 1;
-      }
-    for (size_t k = 0; k < rbuf.size(); ++k) wrong += !is_data[k] && rbuf[k] != -7;
-    EXPECT_EQ(wrong, 0) << spec;
+    EXPECT_EQ(varying_on_world(spec, rank, P, [](int src, int dst) { return (src + 2 * dst) % 3; }), 0) << spec;
     A2A_Stats st;
     A2A_Last_stats(&st);
     if (env.equal) {
