@@ -10,9 +10,8 @@ ShmLayout shm_layout(int P, size_t capacity) {
   ShmLayout l;
   // The words peers poll, and the table they read next, side by side.
   l.ready = 0;
-  l.done = 8;
-  l.need = 16;  // a word per half
-  l.table = 32;
+  l.need = 8;  // a word per half
+  l.table = 24;
   l.table_half = 2 * sizeof(long long) * static_cast<size_t>(P);
   l.data = lines(l.table + 2 * l.table_half);
   l.data_half = lines(capacity);

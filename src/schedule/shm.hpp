@@ -10,15 +10,14 @@ namespace a2a::detail::schedule {
 constexpr size_t kShmLine = 64;  // data starts on a cache line of its own
 
 // One rank's part, written by that rank only: `ready` (the exchange its
-// data is published for), `done` (the last exchange whose blocks it has
-// copied out), then two halves, exchange e using half e % 2 (so a rank
-// writes the next exchange while peers still read the last): `need` (its
-// outgoing bytes), a table of (offset, bytes) per destination, and
+// data is published for), then two halves, exchange e using half e % 2 (so
+// a rank writes the next exchange while peers still read the last): `need`
+// (its outgoing bytes), a table of (offset, bytes) per destination, and
 // `capacity` data bytes.  The polled words and the tables lie together, a
 // peer's poll bringing them in a cache line or two; data from a multiple of
 // kShmLine.
 struct ShmLayout {
-  size_t ready = 0, done = 0, need = 0, table = 0, table_half = 0, data = 0, data_half = 0, total = 0;
+  size_t ready = 0, need = 0, table = 0, table_half = 0, data = 0, data_half = 0, total = 0;
   size_t need_at(unsigned long long e) const { return need + 8 * (e % 2); }
   size_t table_at(unsigned long long e) const { return table + table_half * (e % 2); }
   size_t data_at(unsigned long long e) const { return data + data_half * (e % 2); }

@@ -3,19 +3,20 @@
 // IPC, "Performance Study of GPU All-to-All over IPC", on host memory).  A
 // segment is made once per communicator with MPI-3's
 // MPI_Win_allocate_shared, one part per rank, each in two halves that
-// alternate between calls.  A call: wait until every peer has copied out
-// of this half what the call before last left there (so a rank writes the
-// next call while slow peers still read the last); copy the outgoing
-// blocks into it; raise `ready` to the exchange's number; once every
-// peer's `ready` is up, copy this rank's blocks out of the peers' halves;
-// raise `done`.  Waiting spins briefly, then yields the core (ranks may
+// alternate between calls, so a rank writes the next call while slow peers
+// still read the last.  A call: copy the outgoing blocks into this rank's
+// half; raise `ready` to the exchange's number; once every peer's `ready`
+// is up, copy this rank's blocks out of the peers' halves.  No second flag:
+// a peer raises `ready` only after it has read everything of the exchange
+// before, so seeing every `ready` of one exchange frees the half of the
+// exchange before it.  Waiting spins briefly, then yields the core (ranks may
 // outnumber cores).  Flags are atomics in the segment, ordered by
 // MPI_Win_sync as MPI-3's memory model asks.  Layout: schedule/shm.hpp.
 // K = 1 (one synchronisation, no message), D = P-1 blocks, each copied
 // twice: cost 2(P-1)n*copy + one flag wait.  Memory: per rank two halves
 // of P*n bytes (alltoall) or of the largest rank's outgoing bytes
 // (alltoallv), rounded up to a power of two, re-made (collectively) when a
-// call needs more, plus 32 bytes and 32 per rank of control; reported in
+// call needs more, plus 24 bytes and 32 per rank of control; reported in
 // temp_bytes.  Alltoallv learns the largest part from the parts' `need`
 // words (no allreduce).  Falls back to spread-out where not every rank
 // shares memory with every other (several nodes), where a part would pass
@@ -94,7 +95,6 @@ int make_segment(ShmState& s, int P, size_t need) {
     if ((rc = MPI_Win_shared_query(s.win, p, &size, &unit, &s.part[static_cast<size_t>(p)]))) return rc;
   }
   store(mine, s.layout.ready, 0);
-  store(mine, s.layout.done, 0);
   s.exchange = 0;
   MPI_Win_sync(s.win);
   return MPI_Barrier(s.node);  // every part's words are zero before anyone reads them
@@ -138,8 +138,9 @@ Result run(const Call& c, bool varying) {
   const bool busy = c.ctx.oversubscribed;
   const size_t need = plan_part(c, *s);  // alltoall: the same on every rank
   if (!varying && need > config().scratch_limit) return Result::fallback();
-  // Peers are out of the half this exchange writes (used two exchanges ago).
-  if (s->win != MPI_WIN_NULL && s->exchange >= 2) wait_all(*s, me, s->layout.done, s->exchange - 1, busy);
+  // Peers are out of the half this exchange writes, used two exchanges ago:
+  // each raised its `ready` of the last exchange, which this rank saw, only
+  // after it had copied out everything of the one before.
   // The first segment is the same size everywhere (alltoallv parts grow
   // below, once every rank's need is known to all).
   if (s->win == MPI_WIN_NULL || (!varying && need > s->capacity))
@@ -171,7 +172,7 @@ Result run(const Call& c, bool varying) {
       largest = std::max<size_t>(largest, load(s->part[static_cast<size_t>(p)], s->layout.need_at(s->exchange + 1)));
     if (largest > s->capacity) {  // a part did not fit: a larger segment for all, and publish again
       if (largest > config().scratch_limit) {
-        store(s->part[static_cast<size_t>(me)], s->layout.done, ++s->exchange);
+        ++s->exchange;
         return Result::fallback();
       }
       if (const int rc = make_segment(*s, P, largest)) return rc;
@@ -190,7 +191,7 @@ Result run(const Call& c, bool varying) {
     else
       copy_bytes(c.recv_block(p), peer + s->layout.data_at(e) + table[2 * me], bytes);
   }
-  store(s->part[static_cast<size_t>(me)], s->layout.done, ++s->exchange);
+  ++s->exchange;
   c.count_round(static_cast<size_t>(P - 1));
   c.stats.bytes_sent += static_cast<long long>(need - (varying ? 0 : c.send_bytes(me)));
   c.stats.temp_bytes = std::max<long long>(c.stats.temp_bytes, static_cast<long long>(s->layout.total));
