@@ -25,6 +25,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
 #include "core/config.hpp"
@@ -64,12 +65,12 @@ using Word = unsigned long long;
 Word load(const char* part, size_t at) { return __atomic_load_n(reinterpret_cast<const Word*>(part + at), __ATOMIC_ACQUIRE); }
 void store(char* part, size_t at, Word v) { __atomic_store_n(reinterpret_cast<Word*>(part + at), v, __ATOMIC_RELEASE); }
 
-// Until every peer's word at `at` reaches `v`: spin, then yield the core.
-void wait_all(const ShmState& s, int me, size_t at, Word v, bool oversubscribed) {
+// Until every peer's `ready` reaches exchange e: spin, then yield the core.
+void wait_ready(const ShmState& s, int me, Word e, bool oversubscribed) {
   const int spins = oversubscribed ? 16 : 4000;
   for (int p = 0; p < static_cast<int>(s.part.size()); ++p) {
     if (p == me) continue;
-    for (int i = 0; load(s.part[static_cast<size_t>(p)], at) < v; ++i)
+    for (int i = 0; load(s.part[static_cast<size_t>(p)], s.layout.ready) < e; ++i)
       if (i >= spins) sched_yield();
   }
 }
@@ -128,7 +129,8 @@ size_t plan_part(const VarCall& c, ShmState& s) {
 }
 
 template <class Call>
-Result run(const Call& c, bool varying) {
+Result run(const Call& c) {
+  constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   c.copy_self();
   if (P == 1) return MPI_SUCCESS;
@@ -138,14 +140,14 @@ Result run(const Call& c, bool varying) {
   const bool busy = c.ctx.oversubscribed;
   const size_t need = plan_part(c, *s);  // alltoall: the same on every rank
   if (!varying && need > config().scratch_limit) return Result::fallback();
-  // Peers are out of the half this exchange writes, used two exchanges ago:
-  // each raised its `ready` of the last exchange, which this rank saw, only
-  // after it had copied out everything of the one before.
   // The first segment is the same size everywhere (alltoallv parts grow
   // below, once every rank's need is known to all).
   if (s->win == MPI_WIN_NULL || (!varying && need > s->capacity))
     if (const int rc = make_segment(*s, P, varying ? 0 : need)) return rc;
-  // Publishes this rank's need, and its blocks when they fit.
+  // Publishes this rank's need, and its blocks when they fit, in the half
+  // of exchange e.  Peers are out of that half, used two exchanges ago:
+  // each raised its `ready` of the last exchange, which this rank saw, only
+  // after it had copied out everything of the one before.
   auto publish = [&] {
     const Word e = s->exchange + 1;
     char* mine = s->part[static_cast<size_t>(me)];
@@ -162,7 +164,7 @@ Result run(const Call& c, bool varying) {
     __atomic_store_n(reinterpret_cast<Word*>(mine + s->layout.need_at(e)), static_cast<Word>(need), __ATOMIC_RELAXED);
     MPI_Win_sync(s->win);
     store(mine, s->layout.ready, e);
-    wait_all(*s, me, s->layout.ready, e, busy);
+    wait_ready(*s, me, e, busy);
     MPI_Win_sync(s->win);
   };
   publish();
@@ -200,7 +202,7 @@ Result run(const Call& c, bool varying) {
 
 }  // namespace
 
-Result shm(const UniformCall& c, const Params&) { return run(c, false); }
-Result shm(const VarCall& c, const Params&) { return run(c, true); }
+Result shm(const UniformCall& c, const Params&) { return run(c); }
+Result shm(const VarCall& c, const Params&) { return run(c); }
 
 }  // namespace a2a::detail
