@@ -10,7 +10,7 @@ ShmLayout shm_layout(int P, size_t capacity) {
   ShmLayout l;
   // The words peers poll, and the table they read next, side by side.
   l.ready = 0;
-  l.need = 8;  // a word per half
+  l.largest = 8;  // a word per half
   l.table = 24;
   l.table_half = 2 * sizeof(long long) * static_cast<size_t>(P);
   l.data = lines(l.table + 2 * l.table_half);
@@ -26,12 +26,25 @@ size_t shm_capacity(size_t need, size_t limit) {
   return need > limit ? 0 : c;
 }
 
-size_t shm_pack_offsets(const long long* sbytes, int P, int me, std::vector<size_t>& out_off) {
+size_t shm_half_limit(size_t scratch_limit) { return scratch_limit < kShmHalf ? scratch_limit : kShmHalf; }
+
+size_t shm_piece_len(size_t block, int P, size_t half) {
+  const size_t ranks = static_cast<size_t>(P);
+  if (block <= half / ranks) return block;
+  return half / ranks / kShmLine * kShmLine;
+}
+
+size_t shm_exchanges(size_t largest, size_t first, size_t then) {
+  if (largest <= first || then == 0) return 1;
+  return 1 + (largest - first + then - 1) / then;
+}
+
+size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, std::vector<size_t>& out_off) {
   out_off.assign(static_cast<size_t>(P), 0);
   size_t at = 0;
   for (int d = 0; d < P; ++d) {
     out_off[static_cast<size_t>(d)] = at;
-    if (d != me) at += static_cast<size_t>(sbytes[d]);
+    if (d != me) at += k.of(static_cast<size_t>(sbytes[d]));
   }
   return at;
 }

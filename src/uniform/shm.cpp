@@ -3,25 +3,31 @@
 // IPC, "Performance Study of GPU All-to-All over IPC", on host memory).  A
 // segment is made once per communicator with MPI-3's
 // MPI_Win_allocate_shared, one part per rank, each in two halves that
-// alternate between calls, so a rank writes the next call while slow peers
-// still read the last.  A call: copy the outgoing blocks into this rank's
-// half; raise `ready` to the exchange's number; once every peer's `ready`
-// is up, copy this rank's blocks out of the peers' halves.  No second flag:
-// a peer raises `ready` only after it has read everything of the exchange
-// before, so seeing every `ready` of one exchange frees the half of the
-// exchange before it.  Waiting spins briefly, then yields the core (ranks may
-// outnumber cores).  Flags are atomics in the segment, ordered by
-// MPI_Win_sync as MPI-3's memory model asks.  Layout: schedule/shm.hpp.
-// K = 1 (one synchronisation, no message), D = P-1 blocks, each copied
-// twice: cost 2(P-1)n*copy + one flag wait.  Memory: per rank two halves
-// of P*n bytes (alltoall) or of the largest rank's outgoing bytes
-// (alltoallv), rounded up to a power of two, re-made (collectively) when a
-// call needs more, plus 24 bytes and 32 per rank of control; reported in
-// temp_bytes.  Alltoallv learns the largest part from the parts' `need`
-// words (no allreduce).  Falls back to spread-out where not every rank
-// shares memory with every other (several nodes), where a part would pass
-// A2A_SCRATCH_LIMIT, or where shared windows cannot be made (SimGrid SMPI).
-// No knobs.
+// alternate between exchanges, so a rank writes the next exchange while
+// slow peers still read the last.  An exchange: copy the outgoing pieces
+// into this rank's half; raise `ready` to the exchange's number; once every
+// peer's `ready` is up, copy this rank's pieces out of the peers' halves.
+// No second flag: a peer raises `ready` only after it has read everything
+// of the exchange before, so seeing every `ready` of one exchange frees the
+// half of the exchange before it.  Waiting spins briefly, then yields the
+// core (ranks may outnumber cores).  Flags are atomics in the segment,
+// ordered by MPI_Win_sync as MPI-3's memory model asks.  Layout and pieces:
+// schedule/shm.hpp.
+// Blocks go whole while P of them fit in a half of at most kShmHalf (1 MiB)
+// bytes, else in pieces of half/P bytes, one exchange each, the halves
+// alternating so that copying a piece in overlaps peers copying the last
+// one out (pipelined; faster than whole-call halves at MiB blocks, the
+// pieces staying in cache).  Alltoallv learns the largest block of any rank
+// from the first exchange's `largest` words (no allreduce) and grows the
+// segment (collectively) towards whole blocks up to the limit.
+// K = one exchange per piece (1 below the limit), D = P-1 blocks, each
+// copied twice: cost 2(P-1)n*copy + one flag wait per piece.  Memory: per
+// rank two halves of at most min(kShmHalf, A2A_SCRATCH_LIMIT) bytes, plus
+// 24 bytes and 32 per rank of control; reported in temp_bytes.  Falls back
+// to spread-out where not every rank shares memory with every other
+// (several nodes), where A2A_SCRATCH_LIMIT leaves less than a cache line
+// per rank, or where shared windows cannot be made (SimGrid SMPI).  No
+// knobs.
 #include <sched.h>
 
 #include <algorithm>
@@ -75,7 +81,7 @@ void wait_ready(const ShmState& s, int me, Word e, bool oversubscribed) {
   }
 }
 
-// (Re)makes the segment with parts of at least `need` data bytes: collective
+// (Re)makes the segment with halves of at least `need` data bytes: collective
 // over the node, after every peer has finished reading the old one.
 int make_segment(ShmState& s, int P, size_t need) {
   if (s.win != MPI_WIN_NULL) {
@@ -83,7 +89,7 @@ int make_segment(ShmState& s, int P, size_t need) {
     MPI_Win_unlock_all(s.win);
     if (const int rc = MPI_Win_free(&s.win)) return rc;
   }
-  s.capacity = schedule::shm_capacity(need, config().scratch_limit);
+  s.capacity = schedule::shm_capacity(need, schedule::shm_half_limit(config().scratch_limit));
   s.layout = schedule::shm_layout(P, s.capacity);
   char* mine = nullptr;
   int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(s.layout.total), 1, MPI_INFO_NULL, s.node, &mine, &s.win);
@@ -118,14 +124,65 @@ int state_of(CommContext& ctx, ShmState*& out) {
   return MPI_SUCCESS;
 }
 
-// This rank's outgoing bytes and where destination d's block goes in its part.
-size_t plan_part(const UniformCall& c, ShmState& s) {
+using schedule::ShmPiece;
+
+// Where destination d's piece goes in this rank's half; the bytes of them all.
+size_t plan_part(const UniformCall& c, ShmState& s, ShmPiece k) {
   s.out_off.resize(static_cast<size_t>(c.P()));
-  for (int d = 0; d < c.P(); ++d) s.out_off[static_cast<size_t>(d)] = static_cast<size_t>(d) * c.bs;
-  return static_cast<size_t>(c.P()) * c.bs;
+  for (int d = 0; d < c.P(); ++d) s.out_off[static_cast<size_t>(d)] = static_cast<size_t>(d) * k.len;
+  return static_cast<size_t>(c.P()) * k.len;
 }
-size_t plan_part(const VarCall& c, ShmState& s) {
-  return schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), s.out_off);
+size_t plan_part(const VarCall& c, ShmState& s, ShmPiece k) {
+  return schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, s.out_off);
+}
+
+// One exchange through the segment: piece k of every block, published in
+// the half of exchange e with `largest` (this rank's largest block, which
+// alltoallv's later pieces depend on).  Peers are out of that half, used
+// two exchanges ago: each raised its `ready` of the last exchange, which
+// this rank saw, only after it had copied out everything of the one before.
+// A piece larger than the receive block is a truncation, reported after
+// the call's last exchange (peers still wait for this rank's pieces).
+template <class Call>
+int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
+  const int P = c.P(), me = c.rank();
+  plan_part(c, s, k);
+  const Word e = s.exchange + 1;
+  char* mine = s.part[static_cast<size_t>(me)];
+  auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
+  for (int d = 0; d < P; ++d) {
+    if (d == me) continue;
+    const size_t at = s.out_off[static_cast<size_t>(d)], bytes = k.of(c.send_bytes(d));
+    table[2 * d] = static_cast<long long>(at);
+    table[2 * d + 1] = static_cast<long long>(bytes);
+    copy_bytes(mine + s.layout.data_at(e) + at, c.send_block(d) + k.off, bytes);
+  }
+  __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
+                   __ATOMIC_RELAXED);
+  MPI_Win_sync(s.win);
+  store(mine, s.layout.ready, e);
+  wait_ready(s, me, e, c.ctx.oversubscribed);
+  MPI_Win_sync(s.win);
+  int err = MPI_SUCCESS;
+  for (int p = 0; p < P; ++p) {
+    if (p == me) continue;
+    const char* peer = s.part[static_cast<size_t>(p)];
+    const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
+    const size_t bytes = static_cast<size_t>(from[2 * me + 1]);
+    if (bytes > k.of(c.recv_bytes(p)))
+      err = MPI_ERR_TRUNCATE;
+    else
+      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + from[2 * me], bytes);
+  }
+  ++s.exchange;
+  return err;
+}
+
+// The largest block of any rank in the exchange just made (alltoallv).
+size_t largest_published(const ShmState& s) {
+  size_t m = 0;
+  for (const char* part : s.part) m = std::max<size_t>(m, load(part, s.layout.largest_at(s.exchange)));
+  return m;
 }
 
 template <class Call>
@@ -137,65 +194,39 @@ Result run(const Call& c) {
   ShmState* s = nullptr;
   if (const int rc = state_of(c.ctx, s)) return rc;
   if (!s->usable) return Result::fallback();
-  const bool busy = c.ctx.oversubscribed;
-  const size_t need = plan_part(c, *s);  // alltoall: the same on every rank
-  if (!varying && need > config().scratch_limit) return Result::fallback();
-  // The first segment is the same size everywhere (alltoallv parts grow
-  // below, once every rank's need is known to all).
-  if (s->win == MPI_WIN_NULL || (!varying && need > s->capacity))
-    if (const int rc = make_segment(*s, P, varying ? 0 : need)) return rc;
-  // Publishes this rank's need, and its blocks when they fit, in the half
-  // of exchange e.  Peers are out of that half, used two exchanges ago:
-  // each raised its `ready` of the last exchange, which this rank saw, only
-  // after it had copied out everything of the one before.
-  auto publish = [&] {
-    const Word e = s->exchange + 1;
-    char* mine = s->part[static_cast<size_t>(me)];
-    if (need <= s->capacity) {
-      auto* table = reinterpret_cast<long long*>(mine + s->layout.table_at(e));
-      for (int d = 0; d < P; ++d) {
-        if (d == me) continue;
-        const size_t at = s->out_off[static_cast<size_t>(d)];
-        table[2 * d] = static_cast<long long>(at);
-        table[2 * d + 1] = static_cast<long long>(c.send_bytes(d));
-        copy_bytes(mine + s->layout.data_at(e) + at, c.send_block(d), c.send_bytes(d));
-      }
+  const size_t half = schedule::shm_half_limit(config().scratch_limit);
+  // Alltoall knows every block's size; alltoallv starts with pieces the
+  // segment holds and learns the largest block from the first exchange.
+  ShmPiece k{0, schedule::shm_piece_len(varying ? half : c.send_bytes(0), P, half)};
+  if (k.len == 0) return Result::fallback();  // not a line per rank under A2A_SCRATCH_LIMIT
+  const size_t want = static_cast<size_t>(P) * k.len;
+  if (s->win == MPI_WIN_NULL || (!varying && want > s->capacity))
+    if (const int rc = make_segment(*s, P, varying ? static_cast<size_t>(P) * schedule::kShmLine : want)) return rc;
+  if (varying) k.len = schedule::shm_piece_len(half, P, s->capacity);
+  size_t largest = 0;
+  long long sent = 0;
+  for (int d = 0; d < P; ++d)
+    if (d != me) {
+      largest = std::max(largest, c.send_bytes(d));
+      sent += static_cast<long long>(c.send_bytes(d));
     }
-    __atomic_store_n(reinterpret_cast<Word*>(mine + s->layout.need_at(e)), static_cast<Word>(need), __ATOMIC_RELAXED);
-    MPI_Win_sync(s->win);
-    store(mine, s->layout.ready, e);
-    wait_ready(*s, me, e, busy);
-    MPI_Win_sync(s->win);
-  };
-  publish();
-  if (varying) {  // every part's need is known now, the same to every rank
-    size_t largest = 0;
-    for (int p = 0; p < P; ++p)
-      largest = std::max<size_t>(largest, load(s->part[static_cast<size_t>(p)], s->layout.need_at(s->exchange + 1)));
-    if (largest > s->capacity) {  // a part did not fit: a larger segment for all, and publish again
-      if (largest > config().scratch_limit) {
-        ++s->exchange;
-        return Result::fallback();
-      }
-      if (const int rc = make_segment(*s, P, largest)) return rc;
-      publish();
+  int err = exchange(c, *s, k, largest);
+  size_t exchanges = 1;
+  const size_t M = varying ? largest_published(*s) : c.send_bytes(0);  // the same on every rank
+  if (M > k.len) {
+    k.off = k.len;
+    if constexpr (varying) {  // grow towards pieces of whole blocks, up to the half limit
+      const size_t len = schedule::shm_piece_len(M, P, half);
+      if (static_cast<size_t>(P) * len > s->capacity)
+        if (const int rc = make_segment(*s, P, static_cast<size_t>(P) * len)) return rc;
+      k.len = schedule::shm_piece_len(M, P, s->capacity);
     }
+    for (; k.off < M; k.off += k.len, ++exchanges)
+      if (const int rc = exchange(c, *s, k, largest); rc && !err) err = rc;
   }
-  int err = MPI_SUCCESS;
-  const Word e = s->exchange + 1;
-  for (int p = 0; p < P; ++p) {
-    if (p == me) continue;
-    const char* peer = s->part[static_cast<size_t>(p)];
-    const auto* table = reinterpret_cast<const long long*>(peer + s->layout.table_at(e));
-    const size_t bytes = static_cast<size_t>(table[2 * me + 1]);
-    if (bytes > c.recv_bytes(p))
-      err = MPI_ERR_TRUNCATE;
-    else
-      copy_bytes(c.recv_block(p), peer + s->layout.data_at(e) + table[2 * me], bytes);
-  }
-  ++s->exchange;
-  c.count_round(static_cast<size_t>(P - 1));
-  c.stats.bytes_sent += static_cast<long long>(need - (varying ? 0 : c.send_bytes(me)));
+  c.stats.rounds += static_cast<long long>(exchanges);
+  c.stats.blocks_sent += P - 1;
+  c.stats.bytes_sent += sent;
   c.stats.temp_bytes = std::max<long long>(c.stats.temp_bytes, static_cast<long long>(s->layout.total));
   return err;
 }

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "core/config.hpp"
+#include "schedule/shm.hpp"
 #include "harness.hpp"
 #include "nonuniform/two_phase.hpp"
 #include "workload/workload.hpp"
@@ -338,20 +339,21 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
 // shm's segment across calls on one communicator: block sizes growing,
 // shrinking and growing again, alltoall and alltoallv alternating, and
 // alltoallv parts of very different sizes (one rank sends 16x more), so
-// that the segment is re-made from the parts' published needs and reused
-// between.  Every int encodes (source, destination, index); gaps between
-// the receive blocks stay untouched.  Above A2A_SCRATCH_LIMIT (the
-// .shm_limit run) shm falls back to spread-out, on every rank alike.
-TEST(Alltoallv, ShmSegmentGrowsShrinksAndIsReused) {
+// that the segment is re-made from the published largest blocks and
+// reused between, and blocks past a half (1 MiB, or A2A_SCRATCH_LIMIT in
+// the .shm_limit run) go in pieces.  Every int encodes (source,
+// destination, index); gaps between the receive blocks stay untouched.
+TEST(Alltoallv, ShmSegmentGrowsShrinksAndGoesInPieces) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   const int P = size_of(comm);
   int me;
   MPI_Comm_rank(comm, &me);
   auto code = [](int s, int d, long long j) { return static_cast<int>((s * 97 + d) * 100003 + j % 100003); };
-  const size_t limit = a2a::detail::config().scratch_limit;
-  long long biggest_temp = 0;
-  for (int n : {1, 3, 1000, 7, 0, 2000, 2, 4000, 5}) {
+  namespace sch = a2a::detail::schedule;
+  const size_t half = sch::shm_half_limit(a2a::detail::config().scratch_limit);
+  long long biggest_temp = 0, most_rounds = 0;
+  for (int n : {1, 3, 1000, 7, 0, 70000, 2, 4000, 5}) {
     for (bool v : {false, true}) {
       // alltoallv: rank s sends n ints to each peer, rank 1 16n (the big part).
       auto count = [&](int s) { return v ? n * (s == 1 ? 16 : 1) : n; };
@@ -390,22 +392,29 @@ TEST(Alltoallv, ShmSegmentGrowsShrinksAndIsReused) {
       EXPECT_EQ(wrong, 0) << what;
       A2A_Stats st;
       A2A_Last_stats(&st);
-      // The largest part this call needs, the same on every rank.
-      long long part = 0;
-      for (int s = 0; s < P; ++s) part = std::max<long long>(part, 4LL * count(s) * (v ? P - 1 : P));
-      const bool over = static_cast<size_t>(part) > limit;
+      // Whole blocks while P of them fit in a half, else pieces of the half
+      // (alltoallv's first exchange may carry a smaller one).
+      long long M = 0;
+      for (int s = 0; s < P; ++s) M = std::max<long long>(M, 4LL * count(s));
+      const size_t len = sch::shm_piece_len(static_cast<size_t>(M), P, half);
+      const auto pieces = static_cast<long long>(sch::shm_exchanges(static_cast<size_t>(M), len, len));
       if (P > 1 && n > 0) {
-        EXPECT_STREQ(st.algorithm, over ? "spread-out" : "shm") << what;
-        if (!over) {
-          EXPECT_EQ(st.rounds, 1) << what;
-          EXPECT_GE(st.temp_bytes, 2 * part) << what << ": both halves of this rank's part";
-          biggest_temp = std::max(biggest_temp, st.temp_bytes);
+        EXPECT_STREQ(st.algorithm, "shm") << what;
+        if (v) {
+          EXPECT_GE(st.rounds, pieces) << what;
+          EXPECT_LE(st.rounds, pieces + 1) << what;
+        } else {
+          EXPECT_EQ(st.rounds, pieces) << what;
         }
+        EXPECT_LE(st.temp_bytes, static_cast<long long>(sch::shm_layout(P, half).total)) << what << ": bounded";
+        biggest_temp = std::max(biggest_temp, st.temp_bytes);
+        most_rounds = std::max(most_rounds, st.rounds);
       }
     }
   }
-  if (P > 1 && limit > (1u << 24)) {
-    EXPECT_GE(biggest_temp, 2LL * 4 * 16 * 4000 * (P - 1)) << "never grew";
+  if (P > 1) {
+    EXPECT_GT(biggest_temp, static_cast<long long>(sch::shm_layout(P, 4096).total)) << "never grew";
+    EXPECT_GT(most_rounds, 1) << "never went in pieces";
   }
   MPI_Comm_free(&comm);
 }

@@ -440,15 +440,16 @@ TEST(TunaHier, InterPlanDeliversEveryBlockInEqualLayouts) {
 
 // shm's part layout: the polled words and both halves' tables before the
 // data, data on cache lines, halves apart; capacities powers of two within
-// the limit; packed offsets leave out the own block.
+// the limit; pieces that fit a half, on lines, covering every byte; packed
+// offsets leave out the own block.
 TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   namespace s = a2a::detail::schedule;
   for (int P = 1; P <= 64; ++P)
     for (size_t cap : {size_t{0}, size_t{1}, size_t{4096}, size_t{5000}}) {
       const auto l = s::shm_layout(P, cap);
-      EXPECT_LT(l.ready, l.need);
-      EXPECT_LE(l.need_at(1) + 8, l.table);
-      EXPECT_NE(l.need_at(0), l.need_at(1));
+      EXPECT_LT(l.ready, l.largest);
+      EXPECT_LE(l.largest_at(1) + 8, l.table);
+      EXPECT_NE(l.largest_at(0), l.largest_at(1));
       EXPECT_EQ(l.table_at(1), l.table_at(0) + l.table_half);
       EXPECT_EQ(l.table_half, 16u * P);
       EXPECT_LE(l.table_at(1) + l.table_half, l.data);
@@ -463,8 +464,37 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   EXPECT_EQ(s::shm_capacity(1 << 20, 1 << 30), size_t{1} << 20);
   EXPECT_EQ(s::shm_capacity(70000, 100000), 70000u);  // the power of two would pass the limit
   EXPECT_EQ(s::shm_capacity(100001, 100000), 0u);     // the need itself does
+  EXPECT_EQ(s::shm_half_limit(size_t{1} << 30), s::kShmHalf);
+  EXPECT_EQ(s::shm_half_limit(100000), 100000u);
+  for (int P = 1; P <= 40; P += 3)
+    for (size_t half : {size_t{4096}, size_t{100000}, s::kShmHalf})
+      for (size_t block : {size_t{1}, size_t{63}, size_t{4096}, size_t{30000}, size_t{3} << 20}) {
+        const size_t len = s::shm_piece_len(block, P, half);
+        if (len == 0) {  // not a line per rank
+          EXPECT_LT(half / P, s::kShmLine) << P << " " << half << " " << block;
+          continue;
+        }
+        EXPECT_LE(len * P, half);
+        EXPECT_TRUE(len == block || len % s::kShmLine == 0);
+        EXPECT_EQ(len == block, block * P <= half);
+        // The pieces cover the block once: exchanges * len >= block > (exchanges - 1) * len.
+        const size_t n = s::shm_exchanges(block, len, len);
+        EXPECT_GE(n * len, block);
+        EXPECT_LT((n - 1) * len, block);
+      }
+  EXPECT_EQ(s::shm_exchanges(0, 256, 1024), 1u);
+  EXPECT_EQ(s::shm_exchanges(256, 256, 1024), 1u);
+  EXPECT_EQ(s::shm_exchanges(257, 256, 1024), 2u);
+  EXPECT_EQ(s::shm_exchanges(256 + 2048, 256, 1024), 3u);
+  EXPECT_EQ(s::shm_exchanges(256 + 2049, 256, 1024), 4u);
+  const s::ShmPiece second{4, 4};
+  EXPECT_EQ(second.of(3), 0u);
+  EXPECT_EQ(second.of(6), 2u);
+  EXPECT_EQ(second.of(100), 4u);
   const long long sbytes[] = {5, 0, 7, 3};
   std::vector<size_t> off;
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, off), 8u);  // 5 + 0 + 3, its own 7 left out
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, off), 8u);  // 5 + 0 + 3, its own 7 left out
   EXPECT_EQ(off, (std::vector<size_t>{0, 5, 5, 5}));
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 1, {4, 4}, off), 4u);  // bytes 4.. of each: 1 + 3 + 0
+  EXPECT_EQ(off, (std::vector<size_t>{0, 1, 1, 4}));
 }
