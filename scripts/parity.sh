@@ -14,9 +14,10 @@
 #             MPI library alone, both timed by tests' mpi_timer, at P = 4, 8, 16 (phases
 #             own_apps and shim_apps run either half)
 #   shm       the shared-memory exchange against the library at P = 2, 4, 8,
-#             alltoall and alltoallv (uniform), 16 B .. 256 KiB, with auto
-#   intra     tra2 and tuna-hier with intra=shm against intra=p2p on virtual
-#             nodes of 4 (A2A_NODE_SIZE=4) at P = 8 and 16
+#             alltoall and alltoallv (uniform), 16 B .. 8 MiB, with auto; and
+#             alltoall 16 B .. 1 KiB back to back (-b 100)
+#   intra     tra2, tuna-hier and clustered with intra=shm against intra=p2p
+#             on virtual nodes of 4 (A2A_NODE_SIZE=4) at P = 8 and 16
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -86,9 +87,13 @@ shm() {
   for np in 2 4 8; do
     batch=1; [ "$np" -eq 2 ] && batch=10
     for coll in alltoall alltoallv; do
-      mpirun -np "$np" $a2a bench --collective $coll -m 16:262144 -b $batch -i 100 -x 10 -c -a shm -a auto \
+      mpirun -np "$np" $a2a bench --collective $coll -m 16:8388608 -b $batch -i 50 -x 5 -c -a shm -a auto \
         --csv "$out/shm-$coll-p$np.csv" | tee "$out/shm-$coll-p$np.txt"
     done
+    # Back to back: 100 calls per sample, no barrier between them (the steady
+    # state of repeated exchanges; a barrier's exit skew is in every row above).
+    mpirun -np "$np" $a2a bench -m 16:1024 -b 100 -i 30 -x 3 -c -a shm -a auto \
+      --csv "$out/steady-alltoall-p$np.csv" | tee "$out/steady-alltoall-p$np.txt"
   done
 }
 
@@ -142,9 +147,11 @@ shim_apps() {
 intra() {
   for np in 8 16; do
     A2A_NODE_SIZE=4 mpirun -np "$np" -x A2A_NODE_SIZE $a2a bench -m 16:65536 -i 40 -x 5 -c \
-      -a tra2 -a tra2:intra=shm --csv "$out/intra-alltoall-p$np.csv" | tee "$out/intra-alltoall-p$np.txt"
+      -a tra2 -a tra2:intra=shm -a clustered -a clustered:intra=shm \
+      --csv "$out/intra-alltoall-p$np.csv" | tee "$out/intra-alltoall-p$np.txt"
     A2A_NODE_SIZE=4 mpirun -np "$np" -x A2A_NODE_SIZE $a2a bench --collective alltoallv -m 16:65536 -i 40 -x 5 -c \
       -a tuna-hier -a tuna-hier:intra=shm -a tuna-hier:variant=staggered -a tuna-hier:variant=staggered,intra=shm \
+      -a clustered -a clustered:intra=shm \
       --csv "$out/intra-alltoallv-p$np.csv" | tee "$out/intra-alltoallv-p$np.txt"
   done
 }

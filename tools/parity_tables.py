@@ -176,11 +176,11 @@ def shm_table(d):
     paths = csvs_by_procs(d, "shm")
     if not paths:
         return []
-    shown = [16, 256, 1024, 4096, 65536, 262144]
-    out = ["**shm** (`scripts/parity.sh shm`: `a2a bench --collective C -m 16:262144 -i 100 -x 10 -c -a shm -a auto`, "
+    shown = [16, 256, 1024, 4096, 65536, 1 << 20, 8 << 20]
+    out = ["**shm** (`scripts/parity.sh shm`: `a2a bench --collective C -m 16:8388608 -i 50 -x 5 -c -a shm -a auto`, "
            "`-b 10` at P = 2; alltoallv with the uniform workload): median over the library's own call in the same "
            "run at a few sizes; where shm starts to win for good; auto over the library, geometric mean and worst "
-           "over the 15 sizes.", ""]
+           "over all sizes.", ""]
     out.append("| P | collective | " + " | ".join(size(n) for n in shown) + " | shm wins from | auto/MPI gm | auto/MPI worst (ran) |")
     out.append("|---|---|" + "---|" * len(shown) + "---|---|---|")
     for path in paths:
@@ -195,6 +195,22 @@ def shm_table(d):
         out.append(f"| {P} | {coll} | " + " | ".join(cells) + f" | {size(wins) if wins else 'never'} | "
                    f"{gm([a for a, _ in auto.values()]):.3f} | {auto[worst][0]:.3f} ({size(worst)}, {auto[worst][1]}) |")
     out.append("")
+    steady = csvs_by_procs(d, "steady")
+    if steady:
+        out += ["**shm back to back** (`scripts/parity.sh shm`: `a2a bench -m 16:1024 -b 100 -i 30 -x 3 -c -a shm "
+                "-a auto`): the mean of 100 calls in a row per sample, no barrier between them; shm over the "
+                "library's own call, at 16 B, 256 B and 1 KiB and the range over the 7 sizes.", ""]
+        out.append("| P | 16 B | 256 B | 1 KiB | range | auto ran |")
+        out.append("|---|---|---|---|---|---|")
+        for path in steady:
+            P = re.search(r"-p(\d+)\.csv", path).group(1)
+            rows = rows_of(path)
+            shm = {int(r["bytes"]): float(r["ratio_to_native"]) for r in rows if r["algorithm"] == "shm"}
+            ran = sorted({r["resolved"] for r in rows if r["algorithm"] == "auto"})
+            cells = [f"{shm[n]:.2f}" if n in shm else "-" for n in (16, 256, 1024)]
+            out.append(f"| {P} | " + " | ".join(cells) + f" | {min(shm.values()):.2f}-{max(shm.values()):.2f} | "
+                       + ", ".join(ran) + " |")
+        out.append("")
     return out
 
 
@@ -204,7 +220,7 @@ def intra_table(d):
         return []
     shown = [16, 256, 1024, 4096, 65536]
     out = ["**intra=shm against intra=p2p** (`scripts/parity.sh intra`: `A2A_NODE_SIZE=4 mpirun -np P a2a bench "
-           "[--collective alltoallv] -m 16:65536 -i 40 -x 5 -c -a X -a X:intra=shm`, virtual nodes of 4 ranks on this "
+           "[--collective alltoallv] -m 16:65536 -i 40 -x 5 -c -a X -a X:intra=shm ...`, virtual nodes of 4 ranks on this "
            "machine): median of the shm variant over the p2p one in the same run; geometric mean over the 13 sizes.", ""]
     out.append("| P | algorithm | " + " | ".join(size(n) for n in shown) + " | gm |")
     out.append("|---|---|" + "---|" * len(shown) + "---|")

@@ -129,8 +129,9 @@ int CommContext::node_parts(CommContext*& node_ctx, CommContext*& port_ctx) {
     const int node = topology.node_of[rank];
     const auto& mine = topology.ranks[node];
     const int local = static_cast<int>(std::find(mine.begin(), mine.end(), rank) - mine.begin());
-    auto make = [](MPI_Comm parent, int color, int key, int nodes_in_it, std::unique_ptr<CommContext>& out) -> int {
+    auto make = [this](MPI_Comm parent, int color, int key, int nodes_in_it, std::unique_ptr<CommContext>& out) -> int {
       auto c = std::make_unique<CommContext>();
+      c->oversubscribed = oversubscribed;  // a phase's waits yield as the whole call's do
       const int rc = MPI_Comm_split(parent, color, key, &c->comm);
       if (rc != MPI_SUCCESS) return rc;
       c->user = c->comm;

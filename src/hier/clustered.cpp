@@ -8,18 +8,60 @@
 // steps for nodes of 1, 2 and 3 ranks, the paper's figure 3).  With one rank
 // per node it is the flat `factor` algorithm.  Exchanges are blocking and
 // follow one global order, so they cannot deadlock.  No scratch (the plan of
-// this rank is cached per communicator).  No knobs.
+// this rank is cached per communicator).  Knob intra=shm: the node-mates'
+// blocks go through the node's shared memory (src/uniform/shm.cpp) in one
+// exchange, before the steps, and the steps between node-mates are left
+// out: K = 1 + P - size(own node); p2p where the node shares no memory.
+#include <vector>
+
 #include "schedule/clustered.hpp"
 #include "uniform/uniform.hpp"
 
 namespace a2a::detail {
 
+Result shm(const VarCall&, const Params&);  // src/uniform/shm.cpp
+
 namespace {
 
+// The blocks between this rank and its node-mates through the node's shared
+// memory: an alltoallv on the node communicator over the user's blocks.
+// `ran` false where the node shares no memory (the same on every node-mate).
 template <class Call>
-int run(const Call& c, const Params&) {
+int node_mates_through_shm(const Call& c, bool& ran) {
+  CommContext *node = nullptr, *port = nullptr;
+  if (const int rc = c.ctx.node_parts(node, port)) return rc;
+  const auto& mates = c.ctx.topology.ranks[c.ctx.topology.node_of[c.rank()]];
+  const size_t Q = mates.size();
+  std::vector<MPI_Aint> soff(Q), roff(Q);
+  std::vector<long long> sbytes(Q), rbytes(Q);
+  const char* send = c.send_block(0);
+  char* recv = c.recv_block(0);
+  for (size_t q = 0; q < Q; ++q) {
+    soff[q] = c.send_block(mates[q]) - send;
+    roff[q] = c.recv_block(mates[q]) - recv;
+    sbytes[q] = static_cast<long long>(c.send_bytes(mates[q]));
+    rbytes[q] = static_cast<long long>(c.recv_bytes(mates[q]));
+  }
+  const SubLayout layout(c.stats, *node);
+  const Result r = shm(VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1},
+                       Params{});
+  ran = !r.fell_back();
+  return r.code();
+}
+
+template <class Call>
+int run(const Call& c, const Params& prm) {
+  const Topology& topo = c.ctx.topology;
+  bool skip_mates = false;
+  int err = MPI_SUCCESS;
+  if (prm.intra_shm)
+    if (const int rc = node_mates_through_shm(c, skip_mates)) {
+      if (rc != MPI_ERR_TRUNCATE) return rc;
+      err = rc;  // reported after the steps, which the other nodes wait on
+    }
   for (const auto& step : c.ctx.clustered_plan()) {
     const int v = step.peer;
+    if (skip_mates && topo.node_of[v] == topo.node_of[c.rank()]) continue;
     if (v == c.rank()) {
       c.copy_self();
       continue;
@@ -30,7 +72,7 @@ int run(const Call& c, const Params&) {
     if (const int rc = reqs.wait_all()) return rc;
     if (step.send) c.count_round(1);
   }
-  return MPI_SUCCESS;
+  return err;
 }
 
 }  // namespace

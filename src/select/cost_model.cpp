@@ -138,8 +138,12 @@ void factor(RankClock& c, int p, int P, long long bs) {
   }
 }
 
-void clustered(RankClock& c, const std::vector<schedule::PeerStep>& plan, int p, long long bs) {
+// Traff's steps; with `skip_node` the steps between node-mates are left out
+// (intra=shm moved those blocks before).
+void clustered(RankClock& c, const std::vector<schedule::PeerStep>& plan, int p, long long bs,
+               const std::vector<int>* skip_node = nullptr) {
   for (const auto& s : plan) {
+    if (skip_node && (*skip_node)[s.peer] == (*skip_node)[p]) continue;
     if (s.peer == p) c.copy(bs);
     else if (s.send) c.message(s.peer, bs);
     c.end_round();
@@ -353,10 +357,15 @@ ModelCost cost_shm(const ModelCall& c, const Params&) {
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { shm_round(clock, all_ranks(P), p, c.bytes); }));
 }
 
-ModelCost cost_clustered(const ModelCall& c, const Params&) {
-  const auto phases = schedule::clustered_schedule(c.layout.ranks);
-  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
-    clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes);
+ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  const auto phases = schedule::clustered_schedule(l.ranks);
+  return cost(worst(l, c.m, [&](RankClock& clock, int p) {
+    if (prm.intra_shm) {
+      const auto [n, q] = place(l, p);
+      shm_round(clock, l.ranks[n], q, c.bytes);
+    }
+    clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
   }));
 }
 

@@ -145,6 +145,7 @@ size_t plan_part(const VarCall& c, ShmState& s, ShmPiece k) {
 // the call's last exchange (peers still wait for this rank's pieces).
 template <class Call>
 int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
+  constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   plan_part(c, s, k);
   const Word e = s.exchange + 1;
@@ -153,8 +154,10 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
   for (int d = 0; d < P; ++d) {
     if (d == me) continue;
     const size_t at = s.out_off[static_cast<size_t>(d)], bytes = k.of(c.send_bytes(d));
-    table[2 * d] = static_cast<long long>(at);
-    table[2 * d + 1] = static_cast<long long>(bytes);
+    if constexpr (varying) {  // alltoall's places follow from the piece: no table to read
+      table[2 * d] = static_cast<long long>(at);
+      table[2 * d + 1] = static_cast<long long>(bytes);
+    }
     copy_bytes(mine + s.layout.data_at(e) + at, c.send_block(d) + k.off, bytes);
   }
   __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
@@ -167,12 +170,17 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
   for (int p = 0; p < P; ++p) {
     if (p == me) continue;
     const char* peer = s.part[static_cast<size_t>(p)];
-    const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
-    const size_t bytes = static_cast<size_t>(from[2 * me + 1]);
-    if (bytes > k.of(c.recv_bytes(p)))
-      err = MPI_ERR_TRUNCATE;
-    else
-      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + from[2 * me], bytes);
+    size_t at = static_cast<size_t>(me) * k.len, bytes = k.of(c.recv_bytes(p));
+    if constexpr (varying) {
+      const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
+      at = static_cast<size_t>(from[2 * me]);
+      if (static_cast<size_t>(from[2 * me + 1]) > bytes) {
+        err = MPI_ERR_TRUNCATE;
+        continue;
+      }
+      bytes = static_cast<size_t>(from[2 * me + 1]);
+    }
+    copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + at, bytes);
   }
   ++s.exchange;
   return err;

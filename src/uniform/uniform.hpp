@@ -50,7 +50,7 @@ struct Params {
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
   int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
   bool staggered = false;                // tuna-hier variant
-  bool intra_shm = false;                // tra2, tuna-hier: the intra-node phase through shared memory (shm)
+  bool intra_shm = false;                // tra2, tuna-hier, clustered: the intra-node phase through shared memory (shm)
   // cuda-ipc: copy path and the hybrid's thresholds (block bytes), staged chunk bytes
   schedule::GpuPathMode gpu_path = schedule::GpuPathMode::hybrid;
   long long ipc_threshold = 4096, memcpy_threshold = 512 * 1024, chunk = 1 << 20;

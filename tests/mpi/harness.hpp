@@ -147,10 +147,10 @@ struct Expected {
   long long rounds, blocks;
 };
 
-// Layout-dependent algorithms (tra2, tuna-hier) are checked by test_topology;
-// here they report {-1, -1}: not checked.
+// Layout-dependent algorithms (tra2, tuna-hier, clustered through shared
+// memory) are checked by test_topology; here they report {-1, -1}: not checked.
 inline bool layout_dependent(const std::string& spec) {
-  return spec.rfind("tra2", 0) == 0 || spec.rfind("tuna-hier", 0) == 0;
+  return spec.rfind("tra2", 0) == 0 || spec.rfind("tuna-hier", 0) == 0 || spec == "clustered:intra=shm";
 }
 
 inline Expected expected_stats(const std::string& spec, int P) {

@@ -262,6 +262,27 @@ TEST(Topology, IntraShmPhases) {
       EXPECT_EQ(st.inter_node_messages, s::tra_rounds_closed(N, std::max(2, N)));
     }
   }
+  // Traff's clustered: node-mates in one exchange, the steps to other nodes
+  // as before, for nodes of any sizes.
+  const int mates = env.sizes[static_cast<size_t>(env.node_of[rank])];
+  {
+    const char* spec = "clustered:intra=shm";
+    std::vector<int> s(2 * P), r(2 * P, -7);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < 2; ++j) s[2 * d + j] = encode(rank, d, j);
+    ASSERT_EQ(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, spec), MPI_SUCCESS)
+        << a2a::last_error_message();
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < 2; ++j) wrong += r[2 * src + j] != encode(src, rank, j);
+    EXPECT_EQ(wrong, 0) << spec;
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    EXPECT_STREQ(st.algorithm, spec);
+    EXPECT_EQ(st.rounds, (mates > 1 ? 1 : 0) + P - mates) << spec;
+    EXPECT_EQ(st.inter_node_messages, P - mates) << spec;
+    EXPECT_EQ(varying_on_world(spec, rank, P, [](int src, int dst) { return (src * 3 + dst) % 4; }), 0) << spec;
+  }
   for (const char* variant : {"coalesced", "staggered"}) {
     const std::string spec = std::string("tuna-hier:variant=") + variant + ",intra=shm";
     EXPECT_EQ(varying_on_world(spec, rank, P, [](int src, int dst) { return (src + 2 * dst) % 3; }), 0) << spec;
