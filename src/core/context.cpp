@@ -321,6 +321,7 @@ int delete_context(MPI_Comm, int, void* value, void*) {
 // before it may run after.
 int on_finalize(MPI_Comm, int, void*, void*) {
   invalidate_prepared();
+  shm_forget_kept();
   return MPI_SUCCESS;
 }
 }  // namespace

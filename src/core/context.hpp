@@ -29,6 +29,7 @@ struct ShmState;  // src/uniform/shm.cpp
 struct ShmStateFree {
   void operator()(ShmState* state) const;
 };
+void shm_forget_kept();  // at MPI_Finalize: the segments kept per group go
 
 // Stats::decided_by of auto's first call on a communicator, which runs
 // native without deciding (front/execute.cpp).
@@ -194,8 +195,8 @@ struct CommContext {
   // caches, pinned staging; created by the first call on device buffers.
   std::unique_ptr<gpu::State, GpuStateFree> gpu_state;
   // The shared-memory exchange's node communicator and segment (shm),
-  // made by its first call.
-  std::unique_ptr<ShmState, ShmStateFree> shm_state;
+  // made by its first call or shared with communicators over the same group.
+  std::shared_ptr<ShmState> shm_state;
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;

@@ -125,7 +125,7 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
     }
     // A plan is for repeated calls: its private communicator now (auto's
     // first call on a communicator would otherwise run native, execute.cpp).
-    if (pr.chosen.info->uniform || pr.chosen.info->varying)
+    if ((pr.chosen.info->uniform || pr.chosen.info->varying) && pr.chosen.info->private_comm)
       if (const int rc = ctx->open_private()) return rc;
   }
   ts.stats = pr.stats;

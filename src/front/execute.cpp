@@ -68,6 +68,8 @@ int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& s
   if (!r.fell_back()) return r.code();
   Resolved storage;
   const Resolved& fb = fallback_of(res, p, storage);
+  if (fb.info->private_comm)
+    if (const int rc = p.ctx->open_private()) return rc;
   restart_stats(p, st, fb.canonical);
   const Result again = entry(fb, &call)(call, fb.params);
   return again.fell_back() ? MPI_ERR_INTERN : again.code();  // fallbacks run every call
@@ -91,7 +93,10 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   const bool v = a.v();
   if (!v && p.bs == 0) return MPI_SUCCESS;
   if (!(v ? res.info->varying != nullptr : res.info->uniform != nullptr)) return run_native(a, p, st);
-  if (const int rc = ctx.open_private()) return rc;
+  // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
+  if (res.info->private_comm)
+    if (const int rc = ctx.open_private()) return rc;
+  const MPI_Comm packing = ctx.comm != MPI_COMM_NULL ? ctx.comm : a.comm;
   ctx.scratch.begin_call();
   const size_t n = static_cast<size_t>(p.bs);  // alltoall's block bytes
   const UserBlocks sb{a.scounts, a.sdispls, a.scount, p.sstep, p.sti.extent};
@@ -105,7 +110,7 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
     const char* src = static_cast<const char*>(a.in_place() ? a.recvbuf : a.sendbuf);
     char* packed = ctx.scratch.get(Scratch::kPackedSend, v ? static_cast<size_t>(p.packed_send) : P * n, st);
     for (int i = 0; i < P; ++i)
-      if (const int rc = pack(src + sb.offset(i), sb.elements(i), a.stype, p.sti, packed + packed_at(p.soff, i), ctx.comm))
+      if (const int rc = pack(src + sb.offset(i), sb.elements(i), a.stype, p.sti, packed + packed_at(p.soff, i), packing))
         return rc;
     send = packed;
   }
@@ -121,7 +126,7 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   if (rc != MPI_SUCCESS || p.recv_direct) return rc;
   for (int i = 0; i < P; ++i)
     if (const int e = unpack(recv + packed_at(p.roff, i), rb.elements(i), a.rtype, p.rti,
-                             static_cast<char*>(a.recvbuf) + rb.offset(i), ctx.comm))
+                             static_cast<char*>(a.recvbuf) + rb.offset(i), packing))
       return e;
   return MPI_SUCCESS;
 }

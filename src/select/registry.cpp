@@ -133,7 +133,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out", kNeedsDevice},
       {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {intra_knob()},
        clustered, nullptr, nullptr, kNeedsNodes, cost_clustered},
-      {"shm", Collective::alltoall, shm_summary, {}, shm, nullptr, "spread-out", kNeedsOneNode, cost_shm},
+      {"shm", Collective::alltoall, shm_summary, {}, shm, nullptr, "spread-out", kNeedsOneNode, cost_shm, false},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
@@ -163,7 +163,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, clustered, nullptr, kNeedsNodes, cost_clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna, nullptr, kNeedsNothing, cost_tuna},
-      {"shm", Collective::alltoallv, shm_summary, {}, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm},
+      {"shm", Collective::alltoallv, shm_summary, {}, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm, false},
       {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out", kNeedsDevice},
   };
   return table;

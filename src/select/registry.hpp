@@ -64,6 +64,7 @@ struct AlgorithmInfo {
   const char* fallback = nullptr;  // spec that runs when this cannot (Result::fallback())
   unsigned needs = kNeedsNothing;
   CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
+  bool private_comm = true;  // sends on a2a's duplicate of the communicator (made on first use)
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

@@ -31,6 +31,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <memory>
+#include <mutex>
 #include <type_traits>
 #include <vector>
 
@@ -107,18 +109,85 @@ int make_segment(ShmState& s, int P, size_t need) {
   return MPI_Barrier(s.node);  // every part's words are zero before anyone reads them
 }
 
-// The state on first use (collective): the node communicator, and whether
-// it holds every rank.
+// Segments kept for the process's life, one per group of ranks (world ranks
+// in communicator order) and shared by every communicator over that group:
+// libraries duplicate communicators (FFTW one per plan), and making a
+// segment costs 1-2 ms at P = 16 here (split, shared window, barriers),
+// more than it saves in a plan's calls.  Only below MPI_THREAD_MULTIPLE:
+// there every rank meets the calls on those communicators in one order
+// (blocking collectives in any other order could deadlock), which the
+// exchange numbers rely on.  At most kKeptGroups groups; freed at
+// MPI_Finalize.
+constexpr size_t kKeptGroups = 16;
+struct Kept {
+  std::mutex lock;
+  std::vector<std::pair<std::vector<int>, std::shared_ptr<ShmState>>> groups;
+};
+Kept& kept() {
+  static Kept* k = new Kept;  // never destroyed: shm_forget_kept() empties it at MPI_Finalize
+  return *k;
+}
+
+// The world ranks of comm's members in its order; empty where one is not in
+// MPI_COMM_WORLD (spawned processes).
+std::vector<int> world_ranks(MPI_Comm comm, int P) {
+  MPI_Group mine, world;
+  MPI_Comm_group(comm, &mine);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  std::vector<int> in(static_cast<size_t>(P)), out(static_cast<size_t>(P));
+  for (int r = 0; r < P; ++r) in[static_cast<size_t>(r)] = r;
+  MPI_Group_translate_ranks(mine, P, in.data(), world, out.data());
+  MPI_Group_free(&mine);
+  MPI_Group_free(&world);
+  if (std::find(out.begin(), out.end(), MPI_UNDEFINED) != out.end()) out.clear();
+  return out;
+}
+
+// A new state: the node communicator, and whether it holds every rank.
+int make_state(CommContext& ctx, std::shared_ptr<ShmState>& out) {
+  out = std::shared_ptr<ShmState>(new ShmState, ShmStateFree{});
+#ifndef A2A_SMPI
+  if (const int rc = MPI_Comm_split_type(ctx.user, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &out->node)) return rc;
+  int sharing = 0;
+  MPI_Comm_size(out->node, &sharing);
+  out->usable = sharing == ctx.size;
+#else
+  (void)ctx;
+#endif
+  return MPI_SUCCESS;
+}
+
+// The state on first use on ctx (collective): the one kept for its group
+// where every rank has it, else a new one, kept where every rank can keep it.
 int state_of(CommContext& ctx, ShmState*& out) {
   if (!ctx.shm_state) {
-    auto s = std::unique_ptr<ShmState, ShmStateFree>(new ShmState);
-#ifndef A2A_SMPI
-    if (const int rc = MPI_Comm_split_type(ctx.comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &s->node)) return rc;
-    int sharing = 0;
-    MPI_Comm_size(s->node, &sharing);
-    s->usable = sharing == ctx.size;
+#ifdef A2A_SMPI
+    if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
+#else
+    const std::vector<int> group = world_ranks(ctx.user, ctx.size);
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&provided);
+    std::shared_ptr<ShmState> found;
+    int have = 0;  // 2: kept here, 1: can be kept, 0: cannot
+    if (!group.empty() && provided < MPI_THREAD_MULTIPLE) {
+      std::lock_guard<std::mutex> guard(kept().lock);
+      for (const auto& [g, state] : kept().groups)
+        if (g == group) found = state;
+      have = found ? 2 : kept().groups.size() < kKeptGroups ? 1 : 0;
+    }
+    int least_most[2] = {have, -have};
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, least_most, 2, MPI_INT, MPI_MIN, ctx.user)) return rc;
+    const bool alike = least_most[0] == -least_most[1];
+    if (alike && have == 2) {
+      ctx.shm_state = found;
+    } else {
+      if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
+      if (alike && have == 1 && ctx.shm_state->usable) {
+        std::lock_guard<std::mutex> guard(kept().lock);
+        kept().groups.emplace_back(group, ctx.shm_state);
+      }
+    }
 #endif
-    ctx.shm_state = std::move(s);
   }
   out = ctx.shm_state.get();
   return MPI_SUCCESS;
@@ -240,6 +309,14 @@ Result run(const Call& c) {
 }
 
 }  // namespace
+
+void shm_forget_kept() {
+  std::vector<std::pair<std::vector<int>, std::shared_ptr<ShmState>>> gone;  // freed outside the lock
+  {
+    std::lock_guard<std::mutex> guard(kept().lock);
+    gone.swap(kept().groups);
+  }
+}
 
 Result shm(const UniformCall& c, const Params&) { return run(c); }
 Result shm(const VarCall& c, const Params&) { return run(c); }

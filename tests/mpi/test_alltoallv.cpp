@@ -418,3 +418,58 @@ TEST(Alltoallv, ShmSegmentGrowsShrinksAndGoesInPieces) {
   }
   MPI_Comm_free(&comm);
 }
+
+// Communicators over one group share one shm segment (libraries duplicate
+// communicators per plan; a segment per duplicate would cost more than its
+// calls save): a duplicate's first call reports the segment a sibling grew,
+// calls on the two interleave, and the sibling's segment outlives the
+// communicator that made it.  A communicator over the same ranks in another
+// order, and a sub-communicator, have their own.  Data encode (source,
+// destination, index) throughout.
+TEST(Alltoallv, ShmSegmentSharedByCommunicatorsOverOneGroup) {
+  int P, me;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &me);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  auto code = [](int s, int d, int j) { return (s * 131 + d) * 100003 + j; };
+  auto exchange = [&](MPI_Comm comm, int n, long long& temp) {
+    int p, r;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &r);
+    std::vector<int> s(static_cast<size_t>(n) * p), got(static_cast<size_t>(n) * p, -7);
+    for (int d = 0; d < p; ++d)
+      for (int j = 0; j < n; ++j) s[static_cast<size_t>(d) * n + j] = code(r, d, j);
+    EXPECT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, got.data(), n, MPI_INT, comm, "shm"), MPI_SUCCESS)
+        << a2a::last_error_message();
+    long long wrong = 0;
+    for (int src = 0; src < p; ++src)
+      for (int j = 0; j < n; ++j) wrong += got[static_cast<size_t>(src) * n + j] != code(src, r, j);
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    temp = st.temp_bytes;
+    return wrong;
+  };
+  const int big = 20000;  // P*80 KB: well past the first segment's 4 KiB
+  MPI_Comm a, b, reversed, half;
+  MPI_Comm_dup(MPI_COMM_WORLD, &a);
+  MPI_Comm_dup(MPI_COMM_WORLD, &b);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, P - me, &reversed);
+  MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
+  long long grown = 0, temp = 0;
+  EXPECT_EQ(exchange(a, big, grown), 0);
+  EXPECT_EQ(exchange(b, 1, temp), 0);
+  EXPECT_EQ(temp, grown) << "b's first call: the segment a grew";
+  for (int round = 0; round < 3; ++round) {  // interleaved, sizes changing
+    EXPECT_EQ(exchange(a, 1 + round, temp), 0);
+    EXPECT_EQ(exchange(b, big - round, temp), 0);
+  }
+  MPI_Comm_free(&a);
+  EXPECT_EQ(exchange(b, 3, temp), 0);
+  EXPECT_EQ(temp, grown) << "the segment outlives the communicator that made it";
+  EXPECT_EQ(exchange(reversed, 2, temp), 0);
+  EXPECT_LT(temp, grown) << "another order: its own segment";
+  EXPECT_EQ(exchange(half, 2, temp), 0);
+  MPI_Comm_free(&b);
+  MPI_Comm_free(&reversed);
+  MPI_Comm_free(&half);
+}
