@@ -60,7 +60,7 @@ tune() {
 }
 
 avb() {
-  fixed=(-a linear -a spread-out -a scattered -a pairwise -a factor -a auto)
+  fixed=(-a linear -a spread-out -a scattered -a pairwise -a factor -a shm -a auto)
   for np in 2 4 8 16; do
     for mode in tuned model; do
       envs=(env -u A2A_TUNING_FILE)

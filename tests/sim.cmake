@@ -40,3 +40,17 @@ echo "shared buffers: same simulated times"]=] sim-shared-test ${sim_dir} ${smpi
   -a tuna-hier:variant=staggered -a padded-bruck)
 set_tests_properties(sim.shared_buffers.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
   PASS_REGULAR_EXPRESSION "shared buffers: same simulated times")
+
+# SMPI makes no shared windows: shm falls back to spread-out and the bench's
+# algorithm column says so ("shm (spread-out)"); intra=shm phases run
+# point-to-point, every byte still validated.
+add_test(NAME sim.shm_fallback.np8 COMMAND bash -c [=[
+set -euo pipefail
+out=$("$@" 2>&1) || { echo "$out"; exit 1; }
+echo "$out"
+grep -q 'shm (spread-out)' <<<"$out"
+grep -q '# wrong: 0 OK' <<<"$out"
+echo "shm fell back and said so"]=] sim-shm-test ${smpirun} -np 8 $<TARGET_FILE:a2a_cli> bench -m 16:256 -i 2 -x 0 -c
+  -a shm -a tra2:intra=shm -a clustered:intra=shm)
+set_tests_properties(sim.shm_fallback.np8 PROPERTIES LABELS sim TIMEOUT 600
+  PASS_REGULAR_EXPRESSION "shm fell back and said so")

@@ -228,12 +228,17 @@ struct RatioSummary {
   double gm() const { return n ? std::exp(log_sum / n) : 0; }
 };
 
-// What ran: the resolved spec, with the requested one where they differ in kind.
+// What ran: the resolved spec, with the requested one where they differ in
+// kind (auto's choice, or a fallback: "shm (spread-out)").
 std::string shown(const std::string& asked, const std::string& ran) {
   if (asked.find("auto") != std::string::npos) return asked + " (" + ran + ")";
-  for (const char* prefix : {kPlan, kAgree, kA2A})
-    if (asked.rfind(prefix, 0) == 0) return prefix + ran;
-  return ran;
+  std::string spec = asked, prefix;
+  for (const char* p : {kPlan, kAgree, kA2A})
+    if (asked.rfind(p, 0) == 0) prefix = p, spec = asked.substr(std::string(p).size());
+  const auto base = [](const std::string& s) { return s.substr(0, s.find(':')); };
+  if (base(spec) != base(ran) && !(base(spec) == "native" && ran.rfind("MPI_", 0) == 0))
+    return asked + " (" + ran + ")";
+  return prefix + ran;
 }
 
 }  // namespace

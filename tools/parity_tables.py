@@ -222,10 +222,10 @@ def intra_table(d):
     out = ["**intra=shm against intra=p2p** (`scripts/parity.sh intra`: `A2A_NODE_SIZE=4 mpirun -np P a2a bench "
            "[--collective alltoallv] -m 16:65536 -i 40 -x 5 -c -a X -a X:intra=shm ...`, virtual nodes of 4 ranks on this "
            "machine): median of the shm variant over the p2p one in the same run; geometric mean over the 13 sizes.", ""]
-    out.append("| P | algorithm | " + " | ".join(size(n) for n in shown) + " | gm |")
-    out.append("|---|---|" + "---|" * len(shown) + "---|")
+    out.append("| P | collective | algorithm | " + " | ".join(size(n) for n in shown) + " | gm |")
+    out.append("|---|---|---|" + "---|" * len(shown) + "---|")
     for path in paths:
-        P = re.search(r"-p(\d+)\.csv", path).group(1)
+        coll, P = re.search(r"intra-(\w+)-p(\d+)\.csv", path).groups()
         rows = rows_of(path)
         times = {}
         for r in rows:
@@ -236,7 +236,7 @@ def intra_table(d):
                 continue
             ratio = {n: times[shm][n] / times[base][n] for n in times[base] if n in times[shm]}
             cells = [f"{ratio[n]:.2f}" if n in ratio else "-" for n in shown]
-            out.append(f"| {P} | `{base}` | " + " | ".join(cells) + f" | {gm(list(ratio.values())):.3f} |")
+            out.append(f"| {P} | {coll} | `{base}` | " + " | ".join(cells) + f" | {gm(list(ratio.values())):.3f} |")
     out.append("")
     return out
 

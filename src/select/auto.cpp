@@ -101,6 +101,53 @@ void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& li
   persistent = open_mpi ? persistent_overhead(comm, rank, peer, buf) : 0;  // only Open MPI's are costed
 }
 
+// Half the round trip of a flag between rank 0 and `peer` through a shared
+// window (collective over comm: the pair's window); 0 where the two share
+// no memory or have no window (SimGrid SMPI).
+double measure_flag(MPI_Comm comm, int rank, int peer) {
+#ifdef A2A_SMPI
+  (void)comm, (void)rank, (void)peer;
+  return 0;
+#else
+  MPI_Comm pair = MPI_COMM_NULL, node = MPI_COMM_NULL;
+  const bool in = rank == 0 || rank == peer;
+  if (MPI_Comm_split(comm, in ? 0 : MPI_UNDEFINED, rank, &pair) != MPI_SUCCESS || pair == MPI_COMM_NULL) return 0;
+  double half = 0;
+  int sharing = 0;
+  if (MPI_Comm_split_type(pair, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS)
+    MPI_Comm_size(node, &sharing);
+  MPI_Win win = MPI_WIN_NULL;
+  char* mine = nullptr;
+  if (sharing == 2 && MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, node, &mine, &win) == MPI_SUCCESS) {
+    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
+    MPI_Aint size = 0;
+    int unit = 0;
+    char* theirs = nullptr;
+    MPI_Win_shared_query(win, rank == 0 ? 1 : 0, &size, &unit, &theirs);
+    auto* out = reinterpret_cast<long long*>(mine);
+    auto* in_word = reinterpret_cast<long long*>(theirs);
+    __atomic_store_n(out, 0LL, __ATOMIC_RELEASE);
+    MPI_Win_sync(win);
+    MPI_Barrier(node);
+    constexpr int kWarm = 100, kTrips = 1000;
+    double t0 = 0;
+    for (long long i = 1; i <= kWarm + kTrips; ++i) {
+      if (i == kWarm + 1) t0 = MPI_Wtime();
+      if (rank == 0) __atomic_store_n(out, i, __ATOMIC_RELEASE);  // ping
+      while (__atomic_load_n(in_word, __ATOMIC_ACQUIRE) < i) {
+      }
+      if (rank != 0) __atomic_store_n(out, i, __ATOMIC_RELEASE);  // pong
+    }
+    half = (MPI_Wtime() - t0) / (2.0 * kTrips);
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+  }
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  MPI_Comm_free(&pair);
+  return half;
+#endif
+}
+
 double measure_copy() {
   constexpr size_t bytes = 1 << 16;
   std::vector<char> a(bytes, 1), b(bytes);
@@ -213,20 +260,23 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
       m.overhead = std::max(o_intra, o_inter);
       m.persistent = std::max(p_intra, p_inter);
       m.copy = ctx.rank == 0 ? measure_copy() : 0;
-      double v[7] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead, m.copy, m.persistent};
-      if (const int rc = MPI_Bcast(v, 7, MPI_DOUBLE, 0, ctx.comm)) return rc;
+      m.flag = intra_peer >= 0 ? measure_flag(ctx.comm, ctx.rank, intra_peer) : 0;
+      double v[8] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta,
+                     m.overhead,    m.copy,       m.persistent,  m.flag};
+      if (const int rc = MPI_Bcast(v, 8, MPI_DOUBLE, 0, ctx.comm)) return rc;
       m.intra = {v[0], v[1]};
       m.inter = {v[2], v[3]};
       m.overhead = v[4];
       m.copy = v[5];
       m.persistent = v[6];
+      m.flag = v[7];
       if (ctx.teaches_world) remember_job_machine(m);
     }
     double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy,
-                      &m.persistent};
+                      &m.persistent,   &m.flag};
     const double theirs[] = {env.intra.alpha, env.intra.beta, env.inter.alpha, env.inter.beta,
-                             env.overhead,    env.copy,       env.persistent};
-    for (int k = 0; k < 7; ++k)
+                             env.overhead,    env.copy,       env.persistent,  env.flag};
+    for (int k = 0; k < 8; ++k)
       if (given & (1u << k)) *mine[k] = theirs[k];
     a.model = m;
     a.model_ready = true;
@@ -278,20 +328,32 @@ int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& 
     if (safe && !tuned) {
       MachineModel m;
       if (const int rc = machine_model(ctx, m, error)) return rc;
-      // A non-native pick must beat native with the size allreduce added.
-      const double allreduce = model_allreduce(a.layout, m);
-      for (long long mean = 1; safe && mean <= (1LL << 30); mean *= 2)
-        for (long long skew : {1, 4, 64}) {
-          picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), m.oversubscribed, allreduce));
-          if (!(safe = fixed())) break;
+      // The model's pick for blocks of 1 B .. 1 GiB, skews 1, 4 and 64,
+      // `extra` added to every non-native candidate; false where they differ.
+      const std::vector<std::string> given = picks;
+      const auto sweep_sizes = [&](double extra) {
+        picks = given;
+        bool same = fixed();
+        for (long long mean = 1; same && mean <= (1LL << 30); mean *= 2)
+          for (long long skew : {1, 4, 64}) {
+            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), m.oversubscribed, extra));
+            if (!(same = fixed())) break;
+          }
+        return same;
+      };
+      // One pick at every size needs no sizes, so no allreduce: costed
+      // without it.  Winners that change with the size need the size
+      // allreduce on every call: then a non-native pick must beat native
+      // with it added, and where native wins some sizes it runs at all of
+      // them (the allreduce costs more than it wins there: 2.2x native at
+      // P = 2, 16 B).
+      safe = sweep_sizes(0);
+      if (!safe) {
+        safe = sweep_sizes(model_allreduce(a.layout, m));
+        if (!safe && std::find(picks.begin(), picks.end(), "native") != picks.end()) {
+          picks.assign(1, "native");
+          safe = true;
         }
-      // Winners that change with the size need the size allreduce on every
-      // call, which costs more than it wins where native is the winner
-      // (small blocks: 2.2x native at P = 2, 16 B, with shm winning from
-      // 512 B): where native wins some sizes, it runs at all of them.
-      if (!safe && std::find(picks.begin(), picks.end(), "native") != picks.end()) {
-        picks.assign(1, "native");
-        safe = true;
       }
     }
     if (safe && !picks.empty()) {

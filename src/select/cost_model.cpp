@@ -28,6 +28,19 @@ class RankClock {
     ++n_;
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
+  // A round that waits for `peers` flags in shared memory, read one after
+  // another (as intra-node messages of no bytes where the flag is unknown).
+  void flags(int peers) {
+    if (peers <= 0) return;
+    if (m_.flag <= 0) {
+      for (int i = 0; i < peers; ++i) message(l_.ranks[node_].front(), 0);
+      end_round();
+      return;
+    }
+    end_round();
+    t_ += peers * m_.flag;
+    ++rounds_;
+  }
   void end_round() {
     if (n_) {
       t_ += alpha_ + (n_ - 1) * m_.overhead + beta_;
@@ -299,15 +312,13 @@ double model_allreduce(const ModelLayout& l, const MachineModel& m) {
 
 namespace {
 
-// The shared-memory exchange among `group` (this rank its member `me`):
-// one round in which every peer's flag is awaited (costed as a message of
-// no bytes: a latency and, per further peer, the per-message overhead) and
-// every block is copied twice, into this rank's part and out of the peer's.
-void shm_round(RankClock& clock, const std::vector<int>& group, int me, long long bytes) {
+// The shared-memory exchange among `group`: one round in which every
+// peer's flag is awaited (RankClock::flags) and every block is copied
+// twice, into this rank's part and out of the peer's.
+void shm_round(RankClock& clock, const std::vector<int>& group, long long bytes) {
   const int Q = static_cast<int>(group.size());
   clock.copy((2LL * (Q - 1) + 1) * bytes);
-  for (int i = 1; i < Q; ++i) clock.message(group[(me + i) % Q], 0);
-  clock.end_round();
+  clock.flags(Q - 1);
 }
 
 Worst cost_of(const ModelCall& c, void (*one)(RankClock&, int, int, long long)) {
@@ -354,7 +365,7 @@ ModelCost cost_factor(const ModelCall& c, const Params&) { return cost(cost_of(c
 
 ModelCost cost_shm(const ModelCall& c, const Params&) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { shm_round(clock, all_ranks(P), p, c.bytes); }));
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int) { shm_round(clock, all_ranks(P), c.bytes); }));
 }
 
 ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
@@ -363,7 +374,7 @@ ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     if (prm.intra_shm) {
       const auto [n, q] = place(l, p);
-      shm_round(clock, l.ranks[n], q, c.bytes);
+      shm_round(clock, l.ranks[n], c.bytes);
     }
     clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
   }));
@@ -402,7 +413,7 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
   const auto node_steps = schedule::tra_steps(Q, prm.radix_intra), port_steps = schedule::tra_steps(N, prm.radix_inter);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, l.ranks[n], q, N * c.bytes);
+    if (prm.intra_shm) shm_round(clock, l.ranks[n], N * c.bytes);
     else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
     clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
     tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes);
@@ -416,7 +427,7 @@ ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, l.ranks[n], q, N * c.bytes);
+    if (prm.intra_shm) shm_round(clock, l.ranks[n], N * c.bytes);
     else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
     int posted = 0;
     for (const auto& msg : plan) {
@@ -463,10 +474,10 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
 
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error) {
   static const char* const keys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter",
-                                     "overhead",    "copy",       "persistent"};
-  constexpr int n = 7;
+                                     "overhead",    "copy",       "persistent",  "flag"};
+  constexpr int n = 8;
   double* fields[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta,
-                      &m.overhead,    &m.copy,       &m.persistent};
+                      &m.overhead,    &m.copy,       &m.persistent,  &m.flag};
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find(',', pos);
@@ -481,7 +492,7 @@ bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given,
     const double v = value.empty() ? -1 : std::strtod(value.c_str(), &stop);
     if (k == n || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
       error = "a2a: A2A_COST_MODEL: expected key=seconds pairs with keys alpha_intra, beta_intra, alpha_inter, "
-              "beta_inter, overhead, copy, persistent (0 <= value <= 1), got '" + item + "'";
+              "beta_inter, overhead, copy, persistent, flag (0 <= value <= 1), got '" + item + "'";
       return false;
     }
     *fields[k] = v;

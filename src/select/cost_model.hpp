@@ -33,6 +33,10 @@ struct MachineCosts {
   // Extra seconds per message of a persistent request made, started and
   // freed per call, as Open MPI's basic linear algorithms do.
   double persistent = 0;
+  // Seconds for one flag to pass between two ranks of a node through memory
+  // they share (shm's synchronisation: a cache line, no message); 0 where
+  // unknown, and shm's flags cost as intra-node messages.
+  double flag = 0;
 };
 
 struct MachineModel : MachineCosts {
@@ -135,7 +139,7 @@ std::vector<int> candidate_radices(int P);
 // "alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=...,beta_inter=...,overhead=...,copy=...[,persistent=...]"
 // (A2A_COST_MODEL): fills the keys given, sets `given` bits (1 << key index,
 // in that order); false with a message on anything else.  The first six
-// (kAllCostKeys) are a whole model; persistent is 0 unless given.
+// (kAllCostKeys) are a whole model; persistent and flag are 0 unless given.
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error);
 constexpr unsigned kAllCostKeys = 0x3f;
 

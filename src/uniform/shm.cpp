@@ -24,8 +24,8 @@
 // copied twice: cost 2(P-1)n*copy + one flag wait per piece.  Memory: per
 // rank two halves of at most min(kShmHalf, A2A_SCRATCH_LIMIT) bytes, plus
 // 24 bytes and 32 per rank of control; reported in temp_bytes.  Falls back
-// to spread-out where not every rank shares memory with every other
-// (several nodes), where A2A_SCRATCH_LIMIT leaves less than a cache line
+// to spread-out where not every rank shares memory with every other, or the
+// layout has several nodes (real or virtual), where A2A_SCRATCH_LIMIT leaves less than a cache line
 // per rank, or where shared windows cannot be made (SimGrid SMPI).  No
 // knobs.
 #include <sched.h>
@@ -270,7 +270,9 @@ Result run(const Call& c) {
   if (P == 1) return MPI_SUCCESS;
   ShmState* s = nullptr;
   if (const int rc = state_of(c.ctx, s)) return rc;
-  if (!s->usable) return Result::fallback();
+  // Several nodes, real or laid out (A2A_NODE_SIZE and the like): the
+  // registry's fallback, which the stats name.
+  if (!s->usable || c.ctx.topology.nodes() > 1) return Result::fallback();
   const size_t half = schedule::shm_half_limit(config().scratch_limit);
   // Alltoall knows every block's size; alltoallv starts with pieces the
   // segment holds and learns the largest block from the first exchange.

@@ -153,9 +153,13 @@ inline bool layout_dependent(const std::string& spec) {
   return spec.rfind("tra2", 0) == 0 || spec.rfind("tuna-hier", 0) == 0 || spec == "clustered:intra=shm";
 }
 
-inline Expected expected_stats(const std::string& spec, int P) {
+// The nodes of comm's layout (a2a::layout begins with their number).
+inline int nodes_of(MPI_Comm comm) { return std::stoi(a2a::layout(comm)); }
+
+inline Expected expected_stats(const std::string& spec, int P, int nodes = 1) {
   namespace s = a2a::detail::schedule;
   const long long lin = P - 1;
+  if (spec == "shm" && nodes > 1) return {"spread-out", lin, lin};  // refused: the registry's fallback
   if (layout_dependent(spec)) return {spec, -1, -1};
   if (spec.rfind("tra", 0) == 0) {
     long long r = 2;

@@ -264,6 +264,19 @@ TEST(Topology, IntraShmPhases) {
   }
   // Traff's clustered: node-mates in one exchange, the steps to other nodes
   // as before, for nodes of any sizes.
+  {  // shm itself on the whole communicator: several nodes refuse it, the stats naming the fallback
+    std::vector<int> s(2 * P), r(2 * P, -7);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < 2; ++j) s[2 * d + j] = encode(rank, d, j);
+    ASSERT_EQ(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, "shm"), MPI_SUCCESS);
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < 2; ++j) wrong += r[2 * src + j] != encode(src, rank, j);
+    EXPECT_EQ(wrong, 0) << "shm";
+    A2A_Stats st;
+    A2A_Last_stats(&st);
+    EXPECT_STREQ(st.algorithm, N > 1 ? "spread-out" : "shm");
+  }
   const int mates = env.sizes[static_cast<size_t>(env.node_of[rank])];
   {
     const char* spec = "clustered:intra=shm";

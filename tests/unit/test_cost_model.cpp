@@ -90,6 +90,13 @@ TEST(CostModel, PapersRegimes) {
   // Several nodes: no shm candidate.
   for (const auto& c : model_alltoall(nodes_of({32, 32}), 1 << 20, flat(2e-6, 1e-9, 1e-6, 1e-10)))
     EXPECT_NE(c.spec, "shm");
+  // shm's flags: as intra-node messages where the flag is unknown (one
+  // latency, an overhead per further peer), else a measured flag per peer.
+  MachineModel m = flat(1, 0, 0.25);
+  EXPECT_DOUBLE_EQ(cost_of(model_alltoall(nodes_of({5}), 0, m), "shm"), 1 + 3 * 0.25);
+  m.flag = 0.1;
+  EXPECT_DOUBLE_EQ(cost_of(model_alltoall(nodes_of({5}), 0, m), "shm"), 4 * 0.1);
+  EXPECT_EQ(best_other(model_alltoall(nodes_of({2}), 16, m)), "shm");  // P = 2: a flag beats a message
   // Non-uniform, tiny blocks: a log-round algorithm (padded Bruck, whose one
   // message per round beats TuNA's two there, or TuNA); huge mean: spread-out.
   const auto tiny = best_other(model_alltoallv(nodes_of({64}), 8, 64, flat(2e-6, 1e-10, 1e-6)));
@@ -192,6 +199,10 @@ TEST(CostModel, EnvironmentText) {
   EXPECT_EQ(given, 1u | 8u);
   ASSERT_TRUE(parse_cost_model("alpha_intra=1,beta_intra=0,alpha_inter=1,beta_inter=0,overhead=0,copy=0", m, given, err));
   EXPECT_EQ(given, kAllCostKeys);
+  given = 0;
+  ASSERT_TRUE(parse_cost_model("flag=2e-7", m, given, err)) << err;
+  EXPECT_DOUBLE_EQ(m.flag, 2e-7);
+  EXPECT_EQ(given, 1u << 7);
   for (const char* bad : {"alpha=1", "alpha_intra", "alpha_intra=", "alpha_intra=x", "alpha_intra=-1", "copy=2",
                           "alpha_intra=1e-6;beta_intra=1", "alpha_intra=nan"}) {
     err.clear();
