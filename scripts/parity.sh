@@ -54,7 +54,7 @@ twins() {
 tune() {
   rm -f "$out/tuning.json"
   for np in 2 4 8 16; do
-    mpirun -np "$np" $a2a tune -m 16:262144 --step 2 -i 10 -x 2 -q --merge -o "$out/tuning.json" |
+    mpirun -np "$np" $a2a tune -m 16:262144 --step 2 -i 60 -x 3 -q --merge -o "$out/tuning.json" |
       tee "$out/tune-p$np.txt"
   done
 }

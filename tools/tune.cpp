@@ -275,9 +275,9 @@ int run_tune(const std::vector<std::string>& raw) {
     // Alltoallv: winners that differ by size make auto pay an allreduce of
     // the sizes on every call of the communicator (select/auto.hpp).  The
     // alternative is one algorithm for every size, which needs none: the
-    // best of native and the linear family in geometric mean over every
-    // measured size and workload.  Keep the per-size winners only if, plus
-    // that allreduce, they beat it.
+    // best in geometric mean over every measured size and workload (native
+    // unless another beats it by 5 %).  Keep the per-size winners only if,
+    // plus that allreduce, they beat it.
     const auto algs = candidates(Collective::alltoallv, P, ctx->topology);
     size_t fixed = 0;
     std::vector<double> log_fixed(algs.size(), 0);
@@ -287,9 +287,11 @@ int run_tune(const std::vector<std::string>& raw) {
         for (size_t a = 0; a < algs.size(); ++a) log_fixed[a] += std::log(r.us[a]);
         log_winners += std::log(r.best_us + allreduce_s * 1e6);
       }
+    size_t best = 0;  // algs[0] is native
     for (size_t a = 1; a < algs.size(); ++a)
-      if (a2a::detail::same_messages_family(algs[a]) && log_fixed[a] < log_fixed[fixed] + std::log(kBeatNative))
-        fixed = a;
+      if (log_fixed[a] < log_fixed[best]) best = a;
+    if (log_fixed[best] < log_fixed[0] + std::log(kBeatNative) * static_cast<double>(v_results.size() * sizes.size()))
+      fixed = best;
     const bool per_size = log_winners < log_fixed[fixed];
     const double n = static_cast<double>(std::max<size_t>(1, v_results.size() * sizes.size()));
     std::printf("# alltoallv: %s (per-size winners plus the %.2f us size allreduce over %s for every size: geometric "

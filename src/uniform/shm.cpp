@@ -1,7 +1,8 @@
 // Shared memory: the ranks of one node exchange through memory they share
 // instead of messages (the idea of Chen et al.'s GPU all-to-all over CUDA
 // IPC, "Performance Study of GPU All-to-All over IPC", on host memory).  A
-// segment is made once per communicator with MPI-3's
+// segment is made once per group of ranks (kept, and shared by the
+// communicators over the group) with MPI-3's
 // MPI_Win_allocate_shared, one part per rank, each in two halves that
 // alternate between exchanges, so a rank writes the next exchange while
 // slow peers still read the last.  An exchange: copy the outgoing pieces
@@ -24,10 +25,11 @@
 // copied twice: cost 2(P-1)n*copy + one flag wait per piece.  Memory: per
 // rank two halves of at most min(kShmHalf, A2A_SCRATCH_LIMIT) bytes, plus
 // 24 bytes and 32 per rank of control; reported in temp_bytes.  Falls back
-// to spread-out where not every rank shares memory with every other, or the
-// layout has several nodes (real or virtual), where A2A_SCRATCH_LIMIT leaves less than a cache line
-// per rank, or where shared windows cannot be made (SimGrid SMPI).  No
-// knobs.
+// to spread-out where not every rank shares memory with every other, where
+// the layout has several nodes (real or virtual: a multi-node shm would be
+// a two-level algorithm, which tra2:intra=shm and clustered:intra=shm
+// are), where A2A_SCRATCH_LIMIT leaves less than a cache line per rank, or
+// where shared windows cannot be made (SimGrid SMPI).  No knobs.
 #include <sched.h>
 
 #include <algorithm>
