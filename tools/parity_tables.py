@@ -76,7 +76,7 @@ def twins(d):
 
 def auto_vs_best(d):
     out = ["**auto against the best row** (`scripts/parity.sh avb`: `a2a bench --sweep-radix -a linear -a spread-out "
-           "-a scattered -a pairwise -a factor -a auto -a bruck-zero-rotation -a bruck-modified` for alltoall, "
+           "-a scattered -a pairwise -a factor -a shm -a auto -a bruck-zero-rotation -a bruck-modified` for alltoall, "
            "`--collective alltoallv --workload W` with `-a padded-bruck -a two-phase-bruck` instead of the Bruck "
            "rows, `-m 16:262144 -i 60 -x 5 -c`, default error mode; tuned: `A2A_TUNING_FILE` from "
            "`scripts/parity.sh tune`; model: none): auto's median over the best row's (native included) per size, "
