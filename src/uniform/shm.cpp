@@ -130,6 +130,7 @@ Kept& kept() {
   return *k;
 }
 
+#ifndef A2A_SMPI
 // The world ranks of comm's members in its order; empty where one is not in
 // MPI_COMM_WORLD (spawned processes).
 std::vector<int> world_ranks(MPI_Comm comm, int P) {
@@ -144,6 +145,7 @@ std::vector<int> world_ranks(MPI_Comm comm, int P) {
   if (std::find(out.begin(), out.end(), MPI_UNDEFINED) != out.end()) out.clear();
   return out;
 }
+#endif
 
 // A new state: the node communicator, and whether it holds every rank.
 int make_state(CommContext& ctx, std::shared_ptr<ShmState>& out) {

@@ -12,6 +12,7 @@
 #include <dlfcn.h>
 #include <mpi.h>
 #include <stdio.h>
+#include <string.h>
 
 typedef int (*alltoall_fn)(const void*, int, MPI_Datatype, void*, int, MPI_Datatype, MPI_Comm);
 typedef int (*alltoallv_fn)(const void*, const int*, const int*, MPI_Datatype, void*, const int*, const int*,
@@ -23,15 +24,16 @@ static double seconds;
 
 /* The next definition after this library, or the MPI library's PMPI entry
  * point when this library is linked last. */
-static void* next(const char* name, void* pmpi) {
+static int next(const char* name, void* slot) {
   void* f = dlsym(RTLD_NEXT, name);
-  return f ? f : pmpi;
+  if (f) memcpy(slot, &f, sizeof f); /* POSIX's way to a function pointer */
+  return f != NULL;
 }
 
 int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount, MPI_Datatype rtype,
                  MPI_Comm comm) {
   static alltoall_fn call;
-  if (!call) call = (alltoall_fn)next("MPI_Alltoall", (void*)PMPI_Alltoall);
+  if (!call && !next("MPI_Alltoall", &call)) call = PMPI_Alltoall;
   const double t0 = PMPI_Wtime();
   const int rc = call(sbuf, scount, stype, rbuf, rcount, rtype, comm);
   seconds += PMPI_Wtime() - t0;
@@ -42,7 +44,7 @@ int MPI_Alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, i
 int MPI_Alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
                   const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
   static alltoallv_fn call;
-  if (!call) call = (alltoallv_fn)next("MPI_Alltoallv", (void*)PMPI_Alltoallv);
+  if (!call && !next("MPI_Alltoallv", &call)) call = PMPI_Alltoallv;
   const double t0 = PMPI_Wtime();
   const int rc = call(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
   seconds += PMPI_Wtime() - t0;
@@ -56,5 +58,7 @@ int MPI_Finalize(void) {
   if (rank == 0)
     fprintf(stderr, "a2a shim: communicator (all): %lld calls, 0 bytes sent by rank 0, %.6f s; timed x%lld\n", calls,
             seconds, calls);
-  return ((finalize_fn)next("MPI_Finalize", (void*)PMPI_Finalize))();
+  finalize_fn fin;
+  if (!next("MPI_Finalize", &fin)) fin = PMPI_Finalize;
+  return fin();
 }
