@@ -123,21 +123,23 @@ hier() {  # (c) hierarchical TuNA, each variant and auto in runs of their own
   local v=(--collective alltoallv --workload uniform)
   for row in tuna-hier:variant=coalesced auto tuna-hier:variant=staggered; do
     local tag=${row##*=}
+    local warm=1; [ $row = auto ] && warm=2  # auto's first call on a communicator runs native, deciding nothing
     for s in ${A2A_SIM_SIZES:-1024 16384 16}; do
-      A2A_SIM_SHARED=1 run p1024-v-hier-$tag-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x 1 --without-native -a $row
+      A2A_SIM_SHARED=1 run p1024-v-hier-$tag-$s theta-16x64 mpich "${v[@]}" -m $s:$s -i 1 -x $warm --without-native -a $row
     done
   done
 }
 
 auto() {  # (b) and (c) auto in runs of its own, as it chooses now (native a candidate: it runs the
            # library's own unless another algorithm is modelled at most 0.8 of its time), the
-           # library it wraps being SMPI with MPICH's selector
+           # library it wraps being SMPI with MPICH's selector.  Two warm-up calls: auto's first
+           # on a communicator runs native and decides nothing, its second decides and sets up.
   for s in 32 1024; do
-    A2A_SIM_SHARED=1 run p1024-auto-$s theta-16x64 mpich -m $s:$s -i 1 -x 1 --without-native -a auto
+    A2A_SIM_SHARED=1 run p1024-auto-$s theta-16x64 mpich -m $s:$s -i 1 -x 2 --without-native -a auto
   done
   for s in ${A2A_SIM_SIZES:-16 1024 16384}; do
     A2A_SIM_SHARED=1 run p1024-v-auto-$s theta-16x64 mpich --collective alltoallv --workload uniform -m $s:$s -i 1 \
-      -x 1 --without-native -a auto
+      -x 2 --without-native -a auto
   done
 }
 
