@@ -172,6 +172,11 @@ def csvs_by_procs(d, prefix):
                   key=lambda p: (int(re.search(r"-p(\d+)\.csv", p).group(1)), p))
 
 
+def ratios(rows, algorithm):
+    """Size -> the row's median over the library's in the same run."""
+    return {int(r["bytes"]): float(r["ratio_to_native"]) for r in rows if r["algorithm"] == algorithm}
+
+
 def shm_table(d):
     paths = csvs_by_procs(d, "shm")
     if not paths:
@@ -186,7 +191,7 @@ def shm_table(d):
     for path in paths:
         coll, P = re.search(r"shm-(\w+)-p(\d+)\.csv", path).groups()
         rows = rows_of(path)
-        shm = {int(r["bytes"]): float(r["ratio_to_native"]) for r in rows if r["algorithm"] == "shm"}
+        shm = ratios(rows, "shm")
         auto = {int(r["bytes"]): (float(r["ratio_to_native"]), r["resolved"]) for r in rows if r["algorithm"] == "auto"}
         sizes = sorted(shm)
         wins = next((n for i, n in enumerate(sizes) if all(shm[m] < 1 for m in sizes[i:])), None)
@@ -205,7 +210,7 @@ def shm_table(d):
         for path in steady:
             P = re.search(r"-p(\d+)\.csv", path).group(1)
             rows = rows_of(path)
-            shm = {int(r["bytes"]): float(r["ratio_to_native"]) for r in rows if r["algorithm"] == "shm"}
+            shm = ratios(rows, "shm")
             ran = sorted({r["resolved"] for r in rows if r["algorithm"] == "auto"})
             cells = [f"{shm[n]:.2f}" if n in shm else "-" for n in (16, 256, 1024)]
             out.append(f"| {P} | " + " | ".join(cells) + f" | {min(shm.values()):.2f}-{max(shm.values()):.2f} | "

@@ -240,23 +240,17 @@ int detect_topology(CommContext& ctx) {
   uint64_t print = 0;
   process_tuning(nullptr, &print);
   const long long my_print = static_cast<long long>(print >> 1);
-  // This communicator's ranks as world ranks (MPI_UNDEFINED outside it).
-  std::vector<int> in_world(ctx.size), mine(ctx.size);
-  MPI_Group group, world_group;
-  MPI_Comm_group(ctx.user, &group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-  for (int r = 0; r < ctx.size; ++r) mine[r] = r;
-  int rc = MPI_Group_translate_ranks(group, ctx.size, mine.data(), world_group, in_world.data());
-  int relation = MPI_UNEQUAL;
-  if (rc == MPI_SUCCESS) rc = MPI_Group_compare(group, world_group, &relation);
-  MPI_Group_free(&group);
-  MPI_Group_free(&world_group);
-  if (rc != MPI_SUCCESS) return rc;
+  std::vector<int> in_world;
+  if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) return rc;
   const bool single = threads != MPI_THREAD_MULTIPLE;
   const bool all_in_world = std::none_of(in_world.begin(), in_world.end(), [](int w) { return w == MPI_UNDEFINED; });
+  // World's members (ranks of a group are distinct), and in world's order.
+  const bool whole_world = all_in_world && ctx.size == world_size;
+  bool world_order = whole_world;
+  for (int r = 0; world_order && r < ctx.size; ++r) world_order = in_world[r] == r;
   ctx.reads_world = single && all_in_world;
-  ctx.teaches_world = single && relation != MPI_UNEQUAL;
-  ctx.world_order = single && relation == MPI_IDENT;
+  ctx.teaches_world = single && whole_world;
+  ctx.world_order = single && world_order;
   std::vector<long long> all(3 * static_cast<size_t>(ctx.size));
   WorldInfo& w = world_info();
   if (ctx.reads_world) {
@@ -327,6 +321,19 @@ int on_finalize(MPI_Comm, int, void*, void*) {
 }  // namespace
 
 int live_contexts() { return contexts_alive.load(); }
+
+int world_ranks(MPI_Comm comm, int P, std::vector<int>& out) {
+  std::vector<int> mine(static_cast<size_t>(P));
+  out.assign(static_cast<size_t>(P), MPI_UNDEFINED);
+  for (int r = 0; r < P; ++r) mine[static_cast<size_t>(r)] = r;
+  MPI_Group group, world;
+  MPI_Comm_group(comm, &group);
+  MPI_Comm_group(MPI_COMM_WORLD, &world);
+  const int rc = MPI_Group_translate_ranks(group, P, mine.data(), world, out.data());
+  MPI_Group_free(&group);
+  MPI_Group_free(&world);
+  return rc;
+}
 
 int get_context(MPI_Comm user, CommContext*& ctx) {
   {

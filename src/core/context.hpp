@@ -239,4 +239,8 @@ int get_context(MPI_Comm user, CommContext*& ctx);
 // attribute's delete callback); for tests.
 int live_contexts();
 
+// comm's members (P of them) as MPI_COMM_WORLD ranks, in comm's order
+// (MPI_UNDEFINED for a process outside world, e.g. spawned).
+int world_ranks(MPI_Comm comm, int P, std::vector<int>& out);
+
 }  // namespace a2a::detail

@@ -130,22 +130,6 @@ Kept& kept() {
   return *k;
 }
 
-#ifndef A2A_SMPI
-// The world ranks of comm's members in its order; empty where one is not in
-// MPI_COMM_WORLD (spawned processes).
-std::vector<int> world_ranks(MPI_Comm comm, int P) {
-  MPI_Group mine, world;
-  MPI_Comm_group(comm, &mine);
-  MPI_Comm_group(MPI_COMM_WORLD, &world);
-  std::vector<int> in(static_cast<size_t>(P)), out(static_cast<size_t>(P));
-  for (int r = 0; r < P; ++r) in[static_cast<size_t>(r)] = r;
-  MPI_Group_translate_ranks(mine, P, in.data(), world, out.data());
-  MPI_Group_free(&mine);
-  MPI_Group_free(&world);
-  if (std::find(out.begin(), out.end(), MPI_UNDEFINED) != out.end()) out.clear();
-  return out;
-}
-#endif
 
 // A new state: the node communicator, and whether it holds every rank.
 int make_state(CommContext& ctx, std::shared_ptr<ShmState>& out) {
@@ -168,7 +152,9 @@ int state_of(CommContext& ctx, ShmState*& out) {
 #ifdef A2A_SMPI
     if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
 #else
-    const std::vector<int> group = world_ranks(ctx.user, ctx.size);
+    std::vector<int> group;  // the key: world ranks in ctx's order (none outside world)
+    if (const int rc = world_ranks(ctx.user, ctx.size, group)) return rc;
+    if (std::find(group.begin(), group.end(), MPI_UNDEFINED) != group.end()) group.clear();
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     std::shared_ptr<ShmState> found;
@@ -199,14 +185,13 @@ int state_of(CommContext& ctx, ShmState*& out) {
 
 using schedule::ShmPiece;
 
-// Where destination d's piece goes in this rank's half; the bytes of them all.
-size_t plan_part(const UniformCall& c, ShmState& s, ShmPiece k) {
+// Where destination d's piece goes in this rank's half.
+void plan_part(const UniformCall& c, ShmState& s, ShmPiece k) {
   s.out_off.resize(static_cast<size_t>(c.P()));
   for (int d = 0; d < c.P(); ++d) s.out_off[static_cast<size_t>(d)] = static_cast<size_t>(d) * k.len;
-  return static_cast<size_t>(c.P()) * k.len;
 }
-size_t plan_part(const VarCall& c, ShmState& s, ShmPiece k) {
-  return schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, s.out_off);
+void plan_part(const VarCall& c, ShmState& s, ShmPiece k) {
+  schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, s.out_off);
 }
 
 // One exchange through the segment: piece k of every block, published in
