@@ -277,19 +277,15 @@ int detect_topology(CommContext& ctx) {
     return MPI_SUCCESS;
   }
   MPI_Comm shm;
-  rc = MPI_Comm_split_type(ctx.user, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
+  int rc = MPI_Comm_split_type(ctx.user, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shm);
   if (rc != MPI_SUCCESS) return rc;
-  int sharing = 1, first = 0, leader = world_rank;  // the node's first rank, as a world rank: the node's key
+  int sharing = 1;
   MPI_Comm_size(shm, &sharing);
-  MPI_Group shm_group;
-  MPI_Comm_group(shm, &shm_group);
-  MPI_Comm_group(MPI_COMM_WORLD, &world_group);
-  rc = MPI_Group_translate_ranks(shm_group, 1, &first, world_group, &leader);
-  MPI_Group_free(&shm_group);
-  MPI_Group_free(&world_group);
+  std::vector<int> leader;  // the node's first rank, as a world rank: the node's key
+  rc = world_ranks(shm, 1, leader);
   MPI_Comm_free(&shm);
   if (rc != MPI_SUCCESS) return rc;
-  long long me[3] = {overridden && error.empty() ? ids[world_rank] : leader,
+  long long me[3] = {overridden && error.empty() ? ids[world_rank] : leader[0],
                      oversubscribed(std::max<long long>(sharing, launcher_local_ranks())) ? 1 : 0, my_print};
   rc = MPI_Allgather(me, 3, MPI_LONG_LONG, all.data(), 3, MPI_LONG_LONG, ctx.user);
   if (rc != MPI_SUCCESS) return rc;
