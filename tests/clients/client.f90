@@ -38,7 +38,7 @@ program client
   via_a2a = via_a2a .and. ran("A2A_ALLTOALL")
 
   rbuf = sbuf
-  call MPI_Alltoall(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, rbuf, n, MPI_INTEGER, MPI_COMM_WORLD, ierr)
+  call alltoall_in_place(rbuf, n, ierr)  ! in_place.f90
   call check_uniform()
   via_a2a = via_a2a .and. ran("A2A_ALLTOALL")
 
