@@ -229,9 +229,12 @@ struct RatioSummary {
 };
 
 // What ran: the resolved spec, with the requested one where they differ in
-// kind (auto's choice, or a fallback: "shm (spread-out)").
+// kind (auto's choice, or a fallback: "shm (spread-out)", an intra=shm
+// phase run point to point: "tra2:intra=shm (tra2:radix-intra=2,...)").
 std::string shown(const std::string& asked, const std::string& ran) {
-  if (asked.find("auto") != std::string::npos) return asked + " (" + ran + ")";
+  const auto has_intra_shm = [](const std::string& s) { return s.find("intra=shm") != std::string::npos; };
+  if (asked.find("auto") != std::string::npos || (has_intra_shm(asked) && !has_intra_shm(ran)))
+    return asked + " (" + ran + ")";
   std::string spec = asked, prefix;
   for (const char* p : {kPlan, kAgree, kA2A})
     if (asked.rfind(p, 0) == 0) prefix = p, spec = asked.substr(std::string(p).size());

@@ -25,7 +25,8 @@ namespace {
 
 // The blocks between this rank and its node-mates through the node's shared
 // memory: an alltoallv on the node communicator over the user's blocks.
-// `ran` false where the node shares no memory (the same on every node-mate).
+// `ran` false where the node shares no memory (the same on every node-mate);
+// the stats name then says so, without intra=shm.
 template <class Call>
 int node_mates_through_shm(const Call& c, bool& ran) {
   CommContext *node = nullptr, *port = nullptr;
@@ -46,6 +47,7 @@ int node_mates_through_shm(const Call& c, bool& ran) {
   const Result r = shm(VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1},
                        Params{});
   ran = !r.fell_back();
+  if (!ran) name_intra_p2p(c.stats);
   return r.code();
 }
 

@@ -39,7 +39,8 @@ int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, 
   Params prm;
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
   Result r = through_shm ? shm(u, prm) : Result::fallback();
-  if (r.fell_back()) r = tra(u, prm);  // p2p, or the node's ranks share no memory
+  if (through_shm && r.fell_back()) name_intra_p2p(st);  // the node's ranks share no memory
+  if (r.fell_back()) r = tra(u, prm);
   const int rc = r.nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   return rc;

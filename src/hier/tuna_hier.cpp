@@ -88,7 +88,8 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
     Params tuna_prm;
     tuna_prm.radix = r;
     Result ran = prm.intra_shm ? shm(groups_call, tuna_prm) : Result::fallback();
-    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
+    if (prm.intra_shm && ran.fell_back()) name_intra_p2p(c.stats);  // the node's ranks share no memory
+    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);
     return ran.nested_code();
   }();
   if (rc != MPI_SUCCESS) return rc;

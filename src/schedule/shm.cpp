@@ -39,6 +39,16 @@ size_t shm_exchanges(size_t largest, size_t first, size_t then) {
   return 1 + (largest - first + then - 1) / then;
 }
 
+std::string name_without_intra_shm(std::string name) {
+  const std::string knob = "intra=shm";
+  const size_t at = name.find(knob);
+  if (at == std::string::npos || at == 0) return name;
+  const size_t end = at + knob.size();
+  if (name[at - 1] == ',') return name.erase(at - 1, knob.size() + 1);        // ",intra=shm"
+  if (end < name.size() && name[end] == ',') return name.erase(at, knob.size() + 1);  // ":intra=shm,"
+  return name.erase(at - 1, knob.size() + 1);                                 // ":intra=shm" ending the name
+}
+
 size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, std::vector<size_t>& out_off) {
   out_off.assign(static_cast<size_t>(P), 0);
   size_t at = 0;

@@ -4,6 +4,7 @@
 // a piece sits in the part.
 #pragma once
 #include <cstddef>
+#include <string>
 #include <vector>
 
 namespace a2a::detail::schedule {
@@ -58,5 +59,10 @@ size_t shm_exchanges(size_t largest, size_t first, size_t then);
 // destination d's at out_off[d], in destination order, the own block left
 // out; the total, what the piece needs of the half.
 size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, std::vector<size_t>& out_off);
+
+// A node-aware algorithm's stats name with its "intra=shm" knob left out
+// (the phase ran point to point): "tra2:radix-intra=2,intra=shm" ->
+// "tra2:radix-intra=2", "clustered:intra=shm" -> "clustered".
+std::string name_without_intra_shm(std::string name);
 
 }  // namespace a2a::detail::schedule

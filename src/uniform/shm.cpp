@@ -33,6 +33,8 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <string>
 #include <memory>
 #include <mutex>
 #include <type_traits>
@@ -307,6 +309,12 @@ void shm_forget_kept() {
     std::lock_guard<std::mutex> guard(kept().lock);
     gone.swap(kept().groups);
   }
+}
+
+void name_intra_p2p(Stats& st) {
+  const std::string name = schedule::name_without_intra_shm(st.algorithm);
+  std::snprintf(st.algorithm, sizeof st.algorithm, "%s", name.c_str());
+  st.named_from = 0;  // written here: the next call's name is copied afresh
 }
 
 Result shm(const UniformCall& c, const Params&) { return run(c); }

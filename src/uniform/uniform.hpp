@@ -111,4 +111,9 @@ struct VarCall {
 using UniformFn = Result (*)(const UniformCall&, const Params&);
 using VarFn = Result (*)(const VarCall&, const Params&);
 
+// An intra=shm phase (tra2, tuna-hier, clustered) ran point to point, shm
+// having fallen back (no shared memory, SMPI): the stats name loses the
+// knob, naming what ran (src/uniform/shm.cpp).
+void name_intra_p2p(Stats& st);
+
 }  // namespace a2a::detail

@@ -498,3 +498,17 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 1, {4, 4}, off), 4u);  // bytes 4.. of each: 1 + 3 + 0
   EXPECT_EQ(off, (std::vector<size_t>{0, 1, 1, 4}));
 }
+
+// An intra=shm phase run point to point: the stats name without the knob,
+// wherever it stands, and nothing else changed.
+TEST(Schedule, NameWithoutIntraShm) {
+  namespace s = a2a::detail::schedule;
+  EXPECT_EQ(s::name_without_intra_shm("tra2:radix-intra=2,radix-inter=3,intra=shm"), "tra2:radix-intra=2,radix-inter=3");
+  EXPECT_EQ(s::name_without_intra_shm("tuna-hier:variant=coalesced,radix=2,block=32,intra=shm"),
+            "tuna-hier:variant=coalesced,radix=2,block=32");
+  EXPECT_EQ(s::name_without_intra_shm("clustered:intra=shm"), "clustered");
+  EXPECT_EQ(s::name_without_intra_shm("x:intra=shm,block=4"), "x:block=4");
+  EXPECT_EQ(s::name_without_intra_shm("tra2:radix-intra=2,radix-inter=3"), "tra2:radix-intra=2,radix-inter=3");
+  EXPECT_EQ(s::name_without_intra_shm("shm"), "shm");
+  EXPECT_EQ(s::name_without_intra_shm(""), "");
+}
