@@ -44,27 +44,23 @@ set_tests_properties(sim.shared_buffers.alltoallv.np64 PROPERTIES LABELS sim TIM
 # SMPI makes no shared windows: shm falls back to spread-out and the bench's
 # algorithm column says so ("shm (spread-out)"); intra=shm phases run
 # point-to-point, every byte still validated, and their names say so too
-# ("tra2:intra=shm (tra2:radix-intra=3,radix-inter=2)").
-add_test(NAME sim.shm_fallback.np8 COMMAND bash -c [=[
+# ("tra2:intra=shm (tra2:radix-intra=3,radix-inter=2)").  `want`: the
+# patterns (grep) the bench's output must show, separated by '|'.
+function(add_shm_fallback_test name want)
+  add_test(NAME ${name} COMMAND bash -c [=[
 set -euo pipefail
+IFS='|' read -ra want <<<"$1"
+shift
 out=$("$@" 2>&1) || { echo "$out"; exit 1; }
 echo "$out"
-grep -q 'shm (spread-out)' <<<"$out"
-grep -q 'tra2:intra=shm (tra2:radix-intra=[0-9]*,radix-inter=[0-9]*) ' <<<"$out"
-grep -q 'clustered:intra=shm (clustered) ' <<<"$out"
-grep -q '# wrong: 0 OK' <<<"$out"
-echo "shm fell back and said so"]=] sim-shm-test ${smpirun} -np 8 $<TARGET_FILE:a2a_cli> bench -m 16:256 -i 2 -x 0 -c
-  -a shm -a tra2:intra=shm -a clustered:intra=shm)
-set_tests_properties(sim.shm_fallback.np8 PROPERTIES LABELS sim TIMEOUT 600
-  PASS_REGULAR_EXPRESSION "shm fell back and said so")
-add_test(NAME sim.shm_fallback.alltoallv.np8 COMMAND bash -c [=[
-set -euo pipefail
-out=$("$@" 2>&1) || { echo "$out"; exit 1; }
-echo "$out"
-grep -q 'shm (spread-out)' <<<"$out"
-grep -q 'tuna-hier:intra=shm (tuna-hier:variant=coalesced,radix=[0-9]*,block=[0-9]*) ' <<<"$out"
-grep -q '# wrong: 0 OK' <<<"$out"
-echo "shm fell back and said so"]=] sim-shm-test ${smpirun} -np 8 $<TARGET_FILE:a2a_cli> bench --collective alltoallv
-  -m 16:256 -i 2 -x 0 -c -a shm -a tuna-hier:intra=shm)
-set_tests_properties(sim.shm_fallback.alltoallv.np8 PROPERTIES LABELS sim TIMEOUT 600
-  PASS_REGULAR_EXPRESSION "shm fell back and said so")
+for w in 'shm (spread-out)' "${want[@]}" '# wrong: 0 OK'; do grep -q -- "$w" <<<"$out"; done
+echo "shm fell back and said so"]=] sim-shm-test "${want}" ${smpirun} -np 8 $<TARGET_FILE:a2a_cli> bench
+    -m 16:256 -i 2 -x 0 -c -a shm ${ARGN})
+  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600 PASS_REGULAR_EXPRESSION "shm fell back and said so")
+endfunction()
+add_shm_fallback_test(sim.shm_fallback.np8
+  "tra2:intra=shm (tra2:radix-intra=[0-9]*,radix-inter=[0-9]*) |clustered:intra=shm (clustered) "
+  -a tra2:intra=shm -a clustered:intra=shm)
+add_shm_fallback_test(sim.shm_fallback.alltoallv.np8
+  "tuna-hier:intra=shm (tuna-hier:variant=coalesced,radix=[0-9]*,block=[0-9]*) "
+  --collective alltoallv -a tuna-hier:intra=shm)

@@ -19,8 +19,6 @@
 
 namespace a2a::detail {
 
-Result shm(const VarCall&, const Params&);  // src/uniform/shm.cpp
-
 namespace {
 
 // The blocks between this rank and its node-mates through the node's shared
@@ -44,10 +42,9 @@ int node_mates_through_shm(const Call& c, bool& ran) {
     rbytes[q] = static_cast<long long>(c.recv_bytes(mates[q]));
   }
   const SubLayout layout(c.stats, *node);
-  const Result r = shm(VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1},
-                       Params{});
+  const Result r = shm_phase(
+      VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1}, Params{});
   ran = !r.fell_back();
-  if (!ran) name_intra_p2p(c.stats);
   return r.code();
 }
 

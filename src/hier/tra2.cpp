@@ -24,7 +24,6 @@
 namespace a2a::detail {
 
 Result tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
-Result shm(const UniformCall&, const Params&);  // src/uniform/shm.cpp
 
 namespace {
 
@@ -38,9 +37,8 @@ int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, 
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
   Params prm;
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
-  Result r = through_shm ? shm(u, prm) : Result::fallback();
-  if (through_shm && r.fell_back()) name_intra_p2p(st);  // the node's ranks share no memory
-  if (r.fell_back()) r = tra(u, prm);
+  Result r = through_shm ? shm_phase(u, prm) : Result::fallback();
+  if (r.fell_back()) r = tra(u, prm);  // p2p, or the node's ranks share no memory
   const int rc = r.nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   return rc;

@@ -31,7 +31,6 @@
 namespace a2a::detail {
 
 Result tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
-Result shm(const VarCall&, const Params&);   // src/uniform/shm.cpp
 
 
 Result tuna_hier(const VarCall& c, const Params& prm) {
@@ -87,9 +86,8 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
                               *node_ctx, c.stats, -1};
     Params tuna_prm;
     tuna_prm.radix = r;
-    Result ran = prm.intra_shm ? shm(groups_call, tuna_prm) : Result::fallback();
-    if (prm.intra_shm && ran.fell_back()) name_intra_p2p(c.stats);  // the node's ranks share no memory
-    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);
+    Result ran = prm.intra_shm ? shm_phase(groups_call, tuna_prm) : Result::fallback();
+    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
     return ran.nested_code();
   }();
   if (rc != MPI_SUCCESS) return rc;

@@ -29,14 +29,16 @@
 // the layout has several nodes (real or virtual: a multi-node shm would be
 // a two-level algorithm, which tra2:intra=shm and clustered:intra=shm
 // are), where A2A_SCRATCH_LIMIT leaves less than a cache line per rank, or
-// where shared windows cannot be made (SimGrid SMPI).  No knobs.
+// where shared windows cannot be made (SimGrid SMPI); as the intra=shm
+// phase of a node-aware algorithm (shm_phase) its fallback also takes
+// intra=shm out of the stats name.  No knobs.
 #include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
-#include <string>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <type_traits>
 #include <vector>
 
@@ -311,13 +313,23 @@ void shm_forget_kept() {
   }
 }
 
-void name_intra_p2p(Stats& st) {
-  const std::string name = schedule::name_without_intra_shm(st.algorithm);
-  std::snprintf(st.algorithm, sizeof st.algorithm, "%s", name.c_str());
-  st.named_from = 0;  // written here: the next call's name is copied afresh
-}
-
 Result shm(const UniformCall& c, const Params&) { return run(c); }
 Result shm(const VarCall& c, const Params&) { return run(c); }
+
+namespace {
+template <class Call>
+Result phase(const Call& c) {
+  const Result r = run(c);
+  if (r.fell_back()) {
+    const std::string name = schedule::name_without_intra_shm(c.stats.algorithm);
+    std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "%s", name.c_str());
+    c.stats.named_from = 0;  // written here: the next call's name is copied afresh
+  }
+  return r;
+}
+}  // namespace
+
+Result shm_phase(const UniformCall& c, const Params&) { return phase(c); }
+Result shm_phase(const VarCall& c, const Params&) { return phase(c); }
 
 }  // namespace a2a::detail

@@ -111,9 +111,11 @@ struct VarCall {
 using UniformFn = Result (*)(const UniformCall&, const Params&);
 using VarFn = Result (*)(const VarCall&, const Params&);
 
-// An intra=shm phase (tra2, tuna-hier, clustered) ran point to point, shm
-// having fallen back (no shared memory, SMPI): the stats name loses the
-// knob, naming what ran (src/uniform/shm.cpp).
-void name_intra_p2p(Stats& st);
+// shm as the intra=shm phase of tra2, tuna-hier and clustered
+// (src/uniform/shm.cpp): where it falls back (the node's ranks share no
+// memory, SMPI) and the caller runs the phase point to point instead, the
+// stats name loses "intra=shm", naming what ran.
+Result shm_phase(const UniformCall& c, const Params& prm);
+Result shm_phase(const VarCall& c, const Params& prm);
 
 }  // namespace a2a::detail
