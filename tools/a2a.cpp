@@ -131,10 +131,9 @@ int model_clustered(const std::string& sizes_text) {
 // `a2a model --rank`: auto's cost model for a P, layout and size, every
 // candidate with its modelled time, cheapest first.
 int model_rank(int P, const std::string& node_sizes, const std::string& collective, long long bytes,
-               long long max_block, const std::string& cost_text, const std::string& library, bool oversubscribed) {
+               long long max_block, const std::string& cost_text, const std::string& library) {
   a2a::detail::MachineModel m;
   m.library = a2a::detail::library_from_version(library == "ompi" ? "Open MPI" : library == "mpich" ? "MPICH" : "");
-  m.oversubscribed = oversubscribed;
   unsigned given = 0;
   std::string err;
   if (!a2a::detail::parse_cost_model(cost_text, m, given, err)) {
@@ -161,7 +160,10 @@ int model_rank(int P, const std::string& node_sizes, const std::string& collecti
   std::printf("# %s, P=%zu, nodes %s, %lld-byte blocks; model %s\n", collective.c_str(), layout.node_of.size(),
               node_sizes.empty() ? std::to_string(P).c_str() : node_sizes.c_str(), bytes, cost_text.c_str());
   for (const auto& c : ranked) std::printf("%12.2f us  %s\n", c.seconds * 1e6, c.spec.c_str());
-  std::printf("auto runs: %s\n", a2a::detail::model_pick(ranked, m.oversubscribed).c_str());
+  std::printf("auto without a trial runs: %s\n", a2a::detail::model_pick(ranked).c_str());
+  std::string tried;
+  for (const auto& spec : a2a::detail::trial_candidates(ranked)) tried += (tried.empty() ? "" : ", ") + spec;
+  std::printf("auto's trial times: %s\n", tried.c_str());
   return 0;
 }
 
@@ -232,10 +234,8 @@ int main(int argc, char** argv) {
   mdl->add_option("--bytes", bytes, "--rank: block bytes (alltoallv: the mean block)");
   mdl->add_option("--cost-model", cost_text, "--rank: parameters, as in A2A_COST_MODEL");
   std::string library = "ompi";
-  bool oversubscribed = false;
   mdl->add_option("--library", library, "--rank: the MPI library whose own choice native is costed as")
       ->check(CLI::IsMember({"ompi", "mpich", "other"}));
-  mdl->add_flag("--oversubscribed", oversubscribed, "--rank: more ranks than cores (one-round algorithms only)");
   auto* bench = app.add_subcommand("bench", "benchmark the algorithms against native (run under mpirun)");
   bench->prefix_command();  // bench parses its own options, --help included
   bench->set_help_flag();
@@ -258,8 +258,7 @@ int main(int argc, char** argv) {
   }
   if (*mdl) {
     if (rank_model)
-      return model_rank(static_cast<int>(procs), node_sizes, collective, bytes, max_block, cost_text, library,
-                        oversubscribed);
+      return model_rank(static_cast<int>(procs), node_sizes, collective, bytes, max_block, cost_text, library);
     if (alg == "clustered") return model_clustered(node_sizes);
     if (collective == "alltoall") return model(procs, radix);
     if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing

@@ -212,11 +212,8 @@ int run_tune(const std::vector<std::string>& raw) {
   a2a::detail::machine_model(*ctx, model, model_error);
   if (rank == 0)
     std::printf("# a2a tune: P=%d, layout %s, %d iterations (+%d warm-up) per algorithm and size\n"
-                "# cost model (as A2A_COST_MODEL): alpha_intra=%.3g,beta_intra=%.3g,alpha_inter=%.3g,beta_inter=%.3g,"
-                "overhead=%.3g,copy=%.3g,persistent=%.3g,flag=%.3g%s\n",
-                P, ctx->topology.describe().c_str(), iters, warmup, model.intra.alpha, model.intra.beta,
-                model.inter.alpha, model.inter.beta, model.overhead, model.copy, model.persistent, model.flag,
-                model.oversubscribed ? " (oversubscribed: one-round algorithms only)" : "");
+                "# cost model: %s\n",
+                P, ctx->topology.describe().c_str(), iters, warmup, a2a::detail::describe_costs(model).c_str());
   // What auto's global-size allreduce costs here (per-iteration max, median).
   double allreduce_s = 0;
   {

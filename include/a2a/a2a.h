@@ -53,10 +53,12 @@ int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 int A2A_Start(A2A_Plan plan);
 int A2A_Plan_free(A2A_Plan *plan);
 
-/* Collective over comm: learns its layout now and warms the call path
- * (nothing moves on comm, nothing is decided; once per process one byte goes
- * from this rank to itself over MPI_COMM_SELF), so that the first
- * all-to-all on it does not pay a2a's one-time set-up.  The last call's
+/* Collective over comm: learns its layout and the machine's costs that auto
+ * prices its candidates with (a few milliseconds, on a duplicate of comm
+ * freed at once; once per job for communicators of MPI_COMM_WORLD's ranks)
+ * and warms the call path (nothing moves on comm, nothing is decided; once
+ * per process one byte goes from this rank to itself over MPI_COMM_SELF),
+ * so that the first all-to-all on it does not pay a2a's one-time set-up.  The last call's
  * stats and error message stay.  Optional; the PMPI shim calls it on
  * MPI_COMM_WORLD inside MPI_Init and MPI_Init_thread. */
 int A2A_Comm_prepare(MPI_Comm comm);
@@ -67,9 +69,12 @@ int A2A_Comm_prepare(MPI_Comm comm);
 int A2A_Last_stats(A2A_Stats *stats);
 
 /* Who chose the algorithm of this rank's last call when it was "auto":
- * "tuning" (an A2A_TUNING_FILE entry), "model" (the cost model), or
- * "first-call" (auto's first call on a communicator runs the MPI library's
- * own, undecided); "" when the call named its algorithm.  A static string.  (Kept out of A2A_Stats so that
+ * "tuning" (an A2A_TUNING_FILE entry), "model" (the cost model, with nothing
+ * else worth trying), "measured" (the fastest of the model's candidates,
+ * timed on the application's own calls), "trial" (a call of that trial:
+ * one of the candidates ran), or "first-call" (auto's first call on a
+ * communicator runs the MPI library's own, undecided); "" when the call
+ * named its algorithm.  A static string.  (Kept out of A2A_Stats so that
  * the struct's size stays as programs were compiled with.) */
 const char *A2A_Last_decided_by(void);
 

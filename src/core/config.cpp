@@ -27,6 +27,9 @@ const Config& config() {
     if (const char* v = nonempty("A2A_TUNING_FILE")) x.tuning_path = v;
     x.tuning_file = !x.tuning_path.empty();
     if (const char* v = nonempty("A2A_COST_MODEL")) x.cost_model = v;
+    if (const char* v = nonempty("A2A_AUTO_TRIAL"))
+      x.trial = std::strcmp(v, "off") == 0 ? Config::Trial::off : std::strcmp(v, "all") == 0 ? Config::Trial::all
+                                                                                            : Config::Trial::model;
     if (const char* v = nonempty("A2A_NODE_MAP")) x.node_map = v;
     if (const char* v = nonempty("A2A_NODE_SIZES")) x.node_sizes = v;
     if (const char* v = nonempty("A2A_NODE_SIZE")) x.node_size = v;

@@ -16,6 +16,9 @@ struct Config {
   std::string tuning_path;         // A2A_TUNING_FILE ("" unset)
   bool tuning_file = false;        // it is set (on every rank or on none)
   std::string cost_model;          // A2A_COST_MODEL ("" unset)
+  // A2A_AUTO_TRIAL: which of auto's picks are timed against native on the
+  // application's calls before auto keeps them (select/trial.hpp).
+  enum class Trial { model, all, off } trial = Trial::model;  // model (default), all (tuning entries too), off
   // A2A_NODE_MAP, A2A_NODE_SIZES, A2A_NODE_SIZE ("" unset; hier/topology.hpp).
   std::string node_map, node_sizes, node_size;
   size_t scratch_limit = size_t{1} << 30;  // A2A_SCRATCH_LIMIT (bytes > 0)

@@ -23,6 +23,7 @@
 
 #include "core/context.hpp"
 #include "core/datatype.hpp"
+#include "select/auto.hpp"
 #include "select/registry.hpp"
 
 namespace a2a::detail {
@@ -87,10 +88,13 @@ struct Prepared {
 
   Resolved named;  // the spec; info null: auto
   // The choice, once it is fixed for every later identical call (a named
-  // spec; auto for alltoall, or alltoallv without global sizes).
+  // spec, its machine knobs resolved), or the class of auto's calls it
+  // follows (alltoall; alltoallv without global sizes; a plan's alltoallv):
+  // then `chosen` is the class's decision as of `class_generation`.
   bool decided = false;
   Resolved chosen;
-  const char* decided_by = "";
+  std::shared_ptr<ClassState> cls;
+  unsigned long long class_generation = 0;
   Stats stats;  // each call's stats start from this (layout, name)
 
   bool moves_bytes() const { return args.v() ? sent > 0 || packed_recv > 0 : bs > 0; }
@@ -155,9 +159,11 @@ int agree(const Prepared& p, int err, Global& g, std::string& msg);
 // ---- execute (execute.cpp) ----
 // The whole pipeline of a call.  agree: run the agreement allreduce.
 int run_call(ThreadState& ts, const CallArgs& a, bool agree, Stats& st, std::string& msg);
-// Fixes p's algorithm when it can be fixed (collective on auto's first use;
-// call after the agreement).  g: the agreed globals, or null.
-int decide(Prepared& p, const Global* g, std::string& msg);
+// Fixes p's algorithm, or its class of auto's calls, when it can be fixed
+// (collective on auto's first use; call after the agreement).  g: the
+// agreed globals, or null; fixed_sizes: they hold for every call of p (a
+// plan), so an alltoallv follows the class of its sizes.
+int decide(Prepared& p, const Global* g, bool fixed_sizes, std::string& msg);
 // A call's stats start from its prepared call's (the name copied only when
 // the last call's came from elsewhere).
 void begin_stats(Stats& st, const Prepared& p);

@@ -113,19 +113,10 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
   ts.stats = pr.stats;
   if (err != MPI_SUCCESS) return failed(err, msg);
   if (!g.where.device) {
-    if (const int rc = decide(pr, &g, msg)) return rc;
-    if (!pr.decided) {
-      const AutoDecision* d = nullptr;
-      const long long mean = g.sent / (static_cast<long long>(pr.P) * pr.P);
-      if (const int rc = resolve_auto(*ctx, Collective::alltoallv, mean, g.hi, d, msg)) return rc;
-      pr.chosen = d->resolved;
-      pr.decided_by = pr.stats.decided_by = d->source;
-      pr.decided = true;
-      std::strncpy(pr.stats.algorithm, pr.chosen.canonical.c_str(), sizeof pr.stats.algorithm - 1);
-    }
+    if (const int rc = decide(pr, &g, true, msg)) return rc;
     // A plan is for repeated calls: its private communicator now (auto's
     // first call on a communicator would otherwise run native, execute.cpp).
-    if ((pr.chosen.info->uniform || pr.chosen.info->varying) && pr.chosen.info->private_comm)
+    if (!pr.cls && (pr.chosen.info->uniform || pr.chosen.info->varying) && pr.chosen.info->private_comm)
       if (const int rc = ctx->open_private()) return rc;
   }
   ts.stats = pr.stats;
@@ -184,7 +175,8 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
   return MPI_SUCCESS;
 }
 
-// The communicator's context (collective: its layout), then a byte-per-peer
+// The communicator's context (collective: its layout), the machine's costs
+// for auto (collective, measured on a duplicate freed at once), then a byte-per-peer
 // alltoall and alltoallv prepared and dropped, never run: the call path's
 // code, the spec's resolution, the tuning file and (CUDA builds) the
 // driver's pointer queries are warm before the first real call.  Once per
@@ -205,6 +197,8 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
   prepare(alltoallv_args(send.data(), ones.data(), displs.data(), MPI_BYTE, recv.data(), ones.data(), displs.data(),
                          MPI_BYTE, comm, nullptr),
           *ctx, varying, ignored);
+  MachineModel machine;  // auto's costs, measured now (once per job for world's ranks); errors show at auto's use
+  machine_model(*ctx, machine, ignored);
   static std::once_flag warm;
   std::call_once(warm, [] {
     ThreadState& ts = thread_state();

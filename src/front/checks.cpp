@@ -188,9 +188,9 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
     msg = error;
     return MPI_ERR_ARG;
   }
-  if (p.named.info) {  // a named spec is the choice
+  if (p.named.info) {  // a named spec is the choice (once the machine decides its knobs, execute.cpp)
     p.chosen = p.named;
-    p.decided = true;
+    p.decided = !p.named.machine_knobs;
     std::strncpy(p.stats.algorithm, p.chosen.canonical.c_str(), sizeof p.stats.algorithm - 1);
   }
   return MPI_SUCCESS;

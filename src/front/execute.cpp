@@ -2,6 +2,8 @@
 // the optional agreement, the choice), then native or one of a2a's
 // algorithms on the block view, with packing for non-contiguous types and
 // the registry's fallback.
+#include <algorithm>
+#include <climits>
 #include <cstring>
 
 #include "front/call.hpp"
@@ -46,15 +48,46 @@ int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
 }
 
 // Native: the library's own call (its schedule is hidden from the stats).
-int run_native(const CallArgs& a, Prepared& p, Stats& st) {
-  CommContext& ctx = *p.ctx;
+void native_stats(const CallArgs& a, const Prepared& p, Stats& st) {
   st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
   st.blocks_sent = a.v() ? st.blocks_sent : p.P - 1;
-  st.bytes_sent = a.v() ? p.sent - p.sbytes[ctx.rank] : (p.P - 1) * p.bs;
+  st.bytes_sent = a.v() ? p.sent - p.sbytes[p.ctx->rank] : (p.P - 1) * p.bs;
+}
+int run_native(const CallArgs& a, Prepared& p, Stats& st) {
+  native_stats(a, p, st);
   MPI_Comm on;
-  if (const int rc = native_comm(a, ctx, on)) return rc;
+  if (const int rc = native_comm(a, *p.ctx, on)) return rc;
   return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
                : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+}
+
+// Native over the block view in bytes, for calls whose send and receive
+// types differ: Open MPI 4.1.4's own Bruck alltoall (its choice for small
+// blocks from P = 16) returns wrong data for them, and bytes are one type.
+// False where the view does not fit int counts (the caller runs the
+// library on the user's types).
+bool native_bytes_fits(const Prepared& p) {
+  if (!p.args.v()) return p.bs <= INT_MAX && (!p.send_direct || p.sstep == p.bs) && (!p.recv_direct || p.rstep == p.bs);
+  const auto big = [](const auto& v) {
+    return std::any_of(v.begin(), v.end(), [](auto x) { return x > static_cast<decltype(x)>(INT_MAX); });
+  };
+  return !big(p.sbytes) && !big(p.rbytes) && !big(p.soff) && !big(p.roff);
+}
+int native_bytes(const CallArgs& a, Prepared& p, const char* send, char* recv, Stats& st) {
+  native_stats(a, p, st);
+  MPI_Comm on;
+  if (const int rc = native_comm(a, *p.ctx, on)) return rc;
+  const int n = static_cast<int>(p.bs);
+  if (!a.v()) return PMPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on);
+  const size_t P = static_cast<size_t>(p.P);
+  std::vector<int> c(4 * P);
+  for (size_t i = 0; i < P; ++i) {
+    c[i] = static_cast<int>(p.sbytes[i]);
+    c[P + i] = static_cast<int>(p.soff[i]);
+    c[2 * P + i] = static_cast<int>(p.rbytes[i]);
+    c[3 * P + i] = static_cast<int>(p.roff[i]);
+  }
+  return PMPI_Alltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P, MPI_BYTE, on);
 }
 
 UniformFn entry(const Resolved& r, const UniformCall*) { return r.info->uniform; }
@@ -92,9 +125,10 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   const int P = p.P;
   const bool v = a.v();
   if (!v && p.bs == 0) return MPI_SUCCESS;
-  if (!(v ? res.info->varying != nullptr : res.info->uniform != nullptr)) return run_native(a, p, st);
+  const bool native = !(v ? res.info->varying != nullptr : res.info->uniform != nullptr);
+  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) return run_native(a, p, st);
   // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
-  if (res.info->private_comm)
+  if (!native && res.info->private_comm)
     if (const int rc = ctx.open_private()) return rc;
   const MPI_Comm packing = ctx.comm != MPI_COMM_NULL ? ctx.comm : a.comm;
   ctx.scratch.begin_call();
@@ -117,7 +151,8 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   char* recv = p.recv_direct ? (a.recvbuf ? static_cast<char*>(a.recvbuf) + p.rti.true_lb : &nothing)
                              : ctx.scratch.get(Scratch::kPackedRecv, v ? static_cast<size_t>(p.packed_recv) : P * n, st);
   const int rc =
-      v ? run_entry(VarCall{send, p.soff.data(), p.sbytes.data(), recv, p.roff.data(), p.rbytes.data(), ctx, st,
+      native ? native_bytes(a, p, send, recv, st)
+      : v    ? run_entry(VarCall{send, p.soff.data(), p.sbytes.data(), recv, p.roff.data(), p.rbytes.data(), ctx, st,
                             global_max},
                     res, p, st)
         : run_entry(UniformCall{send, p.send_direct ? p.sstep : static_cast<MPI_Aint>(n), recv,
@@ -133,20 +168,29 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
 
 }  // namespace
 
-int decide(Prepared& p, const Global*, std::string& msg) {
+int decide(Prepared& p, const Global* g, bool fixed_sizes, std::string& msg) {
   if (p.decided) return MPI_SUCCESS;
-  const AutoDecision* d = nullptr;
-  if (!p.args.v()) {
-    if (const int rc = resolve_auto(*p.ctx, Collective::alltoall, p.bs, p.bs, d, msg)) return rc;
-  } else {
-    if (const int rc = auto_without_sizes(*p.ctx, d, msg)) return rc;
-    if (!d) return MPI_SUCCESS;  // decided per call on the global sizes
+  CommContext& ctx = *p.ctx;
+  if (p.named.info) {  // a named spec whose machine knobs the model decides
+    p.chosen = p.named;
+    if (const int rc = resolve_machine_knobs(ctx, p.chosen, msg)) return rc;
+    p.decided = true;
+    return MPI_SUCCESS;
   }
-  p.chosen = d->resolved;
-  p.decided_by = d->source;
+  std::shared_ptr<ClassState> c;
+  if (!p.args.v()) {
+    if (const int rc = auto_class(ctx, Collective::alltoall, p.bs, p.bs, c, msg)) return rc;
+  } else {
+    if (const int rc = auto_without_sizes(ctx, c, msg)) return rc;
+    if (!c && fixed_sizes && g) {
+      const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+      if (const int rc = auto_class(ctx, Collective::alltoallv, mean, g->hi, c, msg)) return rc;
+    }
+    if (!c) return MPI_SUCCESS;  // decided per call on the global sizes
+  }
+  p.cls = std::move(c);
+  p.class_generation = 0;  // p.chosen follows the class at the next call
   p.decided = true;
-  p.stats.decided_by = d->source;
-  name_algorithm(p.stats, p.chosen.canonical);
   return MPI_SUCCESS;
 }
 
@@ -181,6 +225,54 @@ const Resolved& native_of(Collective coll) {
   return coll == Collective::alltoall ? alltoall : alltoallv;
 }
 
+namespace {
+
+// The bytes this rank moves in a call (sent and received), by which a
+// class's drift watch scales its expected time.
+double call_bytes(const Prepared& p) {
+  return p.args.v() ? static_cast<double>(p.sent + p.packed_recv) : 2.0 * p.P * static_cast<double>(p.bs);
+}
+
+// A call of auto's class c off the hot path: a trial call (its candidate
+// runs, timed), the first call after the class's decision changed (bind:
+// p follows it), or a decided call at its event (timed where it is a
+// sample; the drift agreement where one is due).
+int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, bool bind, Stats& st,
+               std::string& msg) {
+  CommContext& ctx = *p.ctx;
+  const long long hi = g ? g->hi : -1;
+  if (c.trial) {
+    const AutoDecision& d = trial_candidate(c);
+    name_algorithm(st, d.resolved.canonical);
+    st.decided_by = kByTrial;
+    const double t0 = MPI_Wtime();
+    const int rc = run_blocks(a, p, d.resolved, hi, st);
+    if (const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg)) return e;
+    return rc;
+  }
+  if (bind && p.class_generation != c.generation) {
+    p.chosen = c.decision.resolved;
+    p.stats.decided_by = c.decision.source;
+    name_algorithm(p.stats, p.chosen.canonical);
+    p.class_generation = c.generation;
+    st.named_from = 0;  // the name copied afresh
+    begin_stats(st, p);
+  }
+  const Resolved& res = bind ? p.chosen : c.decision.resolved;
+  if (!bind) {
+    name_algorithm(st, res.canonical);
+    st.decided_by = c.decision.source;
+  }
+  if (c.since < c.next_event) return run_blocks(a, p, res, hi, st);
+  const bool timed = class_sampled(c);
+  const double t0 = timed ? MPI_Wtime() : 0;
+  const int rc = run_blocks(a, p, res, hi, st);
+  if (const int e = class_event(ctx, c, timed ? MPI_Wtime() - t0 : -1, call_bytes(p), msg)) return e;
+  return rc;
+}
+
+}  // namespace
+
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
@@ -191,28 +283,32 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
   // communicator (FFTW makes one per plan) never pays them.
   const bool first_call = !p.named.info && !p.decided && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
   if (!first_call && !p.decided)
-    if (const int rc = decide(p, g, msg)) return rc;
+    if (const int rc = decide(p, g, false, msg)) return rc;
   begin_stats(st, p);
-  const Resolved* res = &p.chosen;
-  Global sizes;
   if (first_call) {
-    res = &native_of(a.coll);
+    const Resolved& native = native_of(a.coll);
     st.decided_by = kFirstCall;
-    name_algorithm(st, res->canonical);
-  } else if (!p.decided) {  // alltoallv auto on the global mean and largest block
-    if (!g) {
-      std::string ignored;  // local mode: the sizes only (the checks stay local)
-      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) return rc;
-      g = &sizes;
-    }
-    const AutoDecision* d = nullptr;
-    const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
-    if (const int rc = resolve_auto(*p.ctx, Collective::alltoallv, mean, g->hi, d, msg)) return rc;
-    res = &d->resolved;
-    st.decided_by = d->source;
-    name_algorithm(st, res->canonical);
+    name_algorithm(st, native.canonical);
+    return run_blocks(a, p, native, g ? g->hi : -1, st);
   }
-  return run_blocks(a, p, *res, g ? g->hi : -1, st);
+  if (p.decided) {
+    ClassState* c = p.cls.get();
+    if (c && (++c->since >= c->next_event || p.class_generation != c->generation))
+      return class_call(a, p, *c, g, true, st, msg);
+    return run_blocks(a, p, p.chosen, g ? g->hi : -1, st);
+  }
+  // alltoallv auto on the global mean and largest block
+  Global sizes;
+  if (!g) {
+    std::string ignored;  // local mode: the sizes only (the checks stay local)
+    if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) return rc;
+    g = &sizes;
+  }
+  std::shared_ptr<ClassState> c;
+  const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+  if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, c, msg)) return rc;
+  ++c->since;
+  return class_call(a, p, *c, g, false, st, msg);
 }
 
 int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {

@@ -26,7 +26,7 @@ namespace {
 // `ran` false where the node shares no memory (the same on every node-mate);
 // the stats name then says so, without intra=shm.
 template <class Call>
-int node_mates_through_shm(const Call& c, bool& ran) {
+int node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
   CommContext *node = nullptr, *port = nullptr;
   if (const int rc = c.ctx.node_parts(node, port)) return rc;
   const auto& mates = c.ctx.topology.ranks[c.ctx.topology.node_of[c.rank()]];
@@ -43,7 +43,7 @@ int node_mates_through_shm(const Call& c, bool& ran) {
   }
   const SubLayout layout(c.stats, *node);
   const Result r = shm_phase(
-      VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1}, Params{});
+      VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1}, prm);
   ran = !r.fell_back();
   return r.code();
 }
@@ -54,7 +54,7 @@ int run(const Call& c, const Params& prm) {
   bool skip_mates = false;
   int err = MPI_SUCCESS;
   if (prm.intra_shm)
-    if (const int rc = node_mates_through_shm(c, skip_mates)) {
+    if (const int rc = node_mates_through_shm(c, prm, skip_mates)) {
       if (rc != MPI_ERR_TRUNCATE) return rc;
       err = rc;  // reported after the steps, which the other nodes wait on
     }

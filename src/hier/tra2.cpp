@@ -29,13 +29,13 @@ namespace {
 
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
-int phase(const UniformCall& c, CommContext& sub, const char* send, char* recv, size_t block, int radix,
-          long long scale, bool through_shm = false) {
+int phase(const UniformCall& c, const Params& outer, CommContext& sub, const char* send, char* recv, size_t block,
+          int radix, long long scale, bool through_shm = false) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
   const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
-  Params prm;
+  Params prm = outer;  // shm's knobs as the call resolved them
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
   Result r = through_shm ? shm_phase(u, prm) : Result::fallback();
   if (r.fell_back()) r = tra(u, prm);  // p2p, or the node's ranks share no memory
@@ -69,11 +69,11 @@ Result tra2(const UniformCall& c, const Params& prm) {
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
     for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
-  if (const int rc = phase(c, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) return rc;
+  if (const int rc = phase(c, prm, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) return rc;
   // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);
-  if (const int rc = phase(c, *port_ctx, a, b, Q * bs, r2, Q)) return rc;
+  if (const int rc = phase(c, prm, *port_ctx, a, b, Q * bs, r2, Q)) return rc;
   // Port slot (m, qs) of b now holds the block from (m, qs) to this rank.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);

@@ -84,7 +84,7 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
     const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
                               *node_ctx, c.stats, -1};
-    Params tuna_prm;
+    Params tuna_prm = prm;  // shm's knobs as the call resolved them
     tuna_prm.radix = r;
     Result ran = prm.intra_shm ? shm_phase(groups_call, tuna_prm) : Result::fallback();
     if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory

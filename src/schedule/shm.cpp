@@ -10,20 +10,17 @@ ShmLayout shm_layout(int P, size_t capacity) {
   ShmLayout l;
   // The words peers poll, and the table they read next, side by side.
   l.ready = 0;
-  l.largest = 8;  // a word per half
-  l.table = 24;
+  l.done = 8;
+  l.pid = 16;
+  l.self = 24;
+  l.largest = 32;  // a word per half
+  l.direct = 48;   // three words per half
+  l.table = 96;
   l.table_half = 2 * sizeof(long long) * static_cast<size_t>(P);
   l.data = lines(l.table + 2 * l.table_half);
   l.data_half = lines(capacity);
   l.total = l.data + 2 * l.data_half;
   return l;
-}
-
-size_t shm_capacity(size_t need, size_t limit) {
-  size_t c = 4096;
-  while (c < need) c *= 2;
-  if (c > limit) c = need;  // the power of two would pass the limit: exactly the need
-  return need > limit ? 0 : c;
 }
 
 size_t shm_half_limit(size_t scratch_limit) { return scratch_limit < kShmHalf ? scratch_limit : kShmHalf; }
@@ -49,12 +46,14 @@ std::string name_without_intra_shm(std::string name) {
   return name.erase(at - 1, knob.size() + 1);                                 // ":intra=shm" ending the name
 }
 
-size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, std::vector<size_t>& out_off) {
+size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, long long direct_from,
+                        std::vector<size_t>& out_off) {
   out_off.assign(static_cast<size_t>(P), 0);
   size_t at = 0;
   for (int d = 0; d < P; ++d) {
     out_off[static_cast<size_t>(d)] = at;
-    if (d != me) at += k.of(static_cast<size_t>(sbytes[d]));
+    const size_t bytes = static_cast<size_t>(sbytes[d]);
+    if (d != me && !shm_direct(bytes, direct_from)) at += k.of(bytes);
   }
   return at;
 }

@@ -17,24 +17,28 @@ constexpr size_t kShmLine = 64;  // data starts on a cache line of its own
 constexpr size_t kShmHalf = size_t{1} << 20;
 
 // One rank's part, written by that rank only: `ready` (the exchange its
-// data is published for), then two halves, exchange e using half e % 2 (so
-// a rank writes the next exchange while peers still read the last):
-// `largest` (its largest outgoing block, alltoallv), a table of (offset, bytes) per destination, and
-// `capacity` data bytes.  The polled words and the tables lie together, a
-// peer's poll bringing them in a cache line or two; data from a multiple of
+// data is published for), `done` (the last exchange whose direct blocks it
+// has read), then two halves, exchange e using half e % 2 (so a rank writes
+// the next exchange while peers still read the last): `largest` (its
+// largest outgoing block through the segment, alltoallv), alltoall's direct
+// blocks (`base`, `stride`, `bytes` of its send blocks), a table of
+// (offset, bytes) per destination (alltoallv; a direct block's offset is
+// its address, its bytes carry kShmDirectBit), and `capacity` data bytes.
+// `pid` and `self` (the part's address in its owner's process) are written
+// once, for CMA.  The polled words and the tables lie together, a peer's
+// poll bringing them in a cache line or two; data from a multiple of
 // kShmLine.
 struct ShmLayout {
-  size_t ready = 0, largest = 0, table = 0, table_half = 0, data = 0, data_half = 0, total = 0;
+  size_t ready = 0, done = 0, pid = 0, self = 0, largest = 0, direct = 0, table = 0, table_half = 0, data = 0,
+         data_half = 0, total = 0;
   size_t largest_at(unsigned long long e) const { return largest + 8 * (e % 2); }
+  // Alltoall's direct blocks of exchange e: base address, stride, block bytes.
+  size_t direct_at(unsigned long long e) const { return direct + 24 * (e % 2); }
   size_t table_at(unsigned long long e) const { return table + table_half * (e % 2); }
   size_t data_at(unsigned long long e) const { return data + data_half * (e % 2); }
 };
+constexpr long long kShmDirectBit = 1LL << 62;  // a table entry's bytes: the block goes direct
 ShmLayout shm_layout(int P, size_t capacity);
-
-// Data bytes a half is made with for `need` bytes: need rounded up to a
-// power of two, at least 4 KiB, so that calls growing step by step re-make
-// the segment O(log) times; 0 when even that would pass `limit`.
-size_t shm_capacity(size_t need, size_t limit);
 
 // The data bytes of a half: kShmHalf, or less under A2A_SCRATCH_LIMIT
 // (a part holds two halves).
@@ -55,10 +59,18 @@ size_t shm_piece_len(size_t block, int P, size_t half);
 // `first` bytes of every block and each later one `then` (at least one).
 size_t shm_exchanges(size_t largest, size_t first, size_t then);
 
+// Does a block of `bytes` skip the segment when blocks from `direct_from`
+// bytes do (sender and receiver decide alike from the block's size)?
+inline bool shm_direct(size_t bytes, long long direct_from) {
+  return bytes > 0 && direct_from >= 0 && static_cast<unsigned long long>(bytes) >= static_cast<unsigned long long>(direct_from);
+}
+
 // Where rank `me` writes piece k of its outgoing blocks (alltoallv):
-// destination d's at out_off[d], in destination order, the own block left
-// out; the total, what the piece needs of the half.
-size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, std::vector<size_t>& out_off);
+// destination d's at out_off[d], in destination order, the own block and
+// direct blocks (from `direct_from` bytes) left out; the total, what the
+// piece needs of the half.
+size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, long long direct_from,
+                        std::vector<size_t>& out_off);
 
 // A node-aware algorithm's stats name with its "intra=shm" knob left out
 // (the phase ran point to point): "tra2:radix-intra=2,intra=shm" ->

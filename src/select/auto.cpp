@@ -1,175 +1,17 @@
 #include "select/auto.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <mutex>
 #include <vector>
 
 #include "core/config.hpp"
 #include "core/context.hpp"
+#include "select/measure.hpp"
 
 namespace a2a::detail {
 namespace {
-
-constexpr int kTag = 77;
-
-// Median of half round trips of `bytes` between rank 0 and `peer`.
-double half_round_trip(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, int bytes, int reps) {
-  std::vector<double> t;
-  for (int it = -2; it < reps; ++it) {
-    const double t0 = MPI_Wtime();
-    if (rank == 0) {
-      MPI_Send(buf.data(), bytes, MPI_BYTE, peer, kTag, comm);
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
-    } else {
-      MPI_Recv(buf.data(), bytes, MPI_BYTE, 0, kTag, comm, MPI_STATUS_IGNORE);
-      MPI_Send(buf.data(), bytes, MPI_BYTE, 0, kTag, comm);
-    }
-    if (it >= 0) t.push_back((MPI_Wtime() - t0) / 2);
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2];
-}
-
-// Extra time per message when `burst` small ones are posted together,
-// beyond one round trip (median of a few bursts).
-double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, double rtt) {
-  constexpr int burst = 16, reps = 3;
-  std::vector<MPI_Request> req(burst);
-  std::vector<double> t;
-  for (int it = -1; it < reps; ++it) {
-    const double t0 = MPI_Wtime();
-    for (int k = 0; k < burst; ++k)
-      if (rank == 0) MPI_Isend(buf.data() + 8 * k, 8, MPI_BYTE, peer, kTag, comm, &req[k]);
-      else MPI_Irecv(buf.data() + 8 * k, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
-    MPI_Waitall(burst, req.data(), MPI_STATUSES_IGNORE);
-    if (rank == 0) MPI_Recv(buf.data(), 1, MPI_BYTE, peer, kTag, comm, MPI_STATUS_IGNORE);
-    else MPI_Send(buf.data(), 1, MPI_BYTE, 0, kTag, comm);
-    if (it >= 0) t.push_back(MPI_Wtime() - t0);
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return std::max(0.0, (t[t.size() / 2] - rtt) / (burst - 1));
-}
-
-// Extra time per message when a burst is sent with persistent requests
-// made, started and freed for it (Open MPI's basic linear algorithms do
-// this on every call) instead of plain ones (median of a few bursts).
-double persistent_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf) {
-  constexpr int burst = 16, reps = 3;
-  std::vector<MPI_Request> req(burst);
-  std::vector<double> gain;
-  for (int it = -1; it < reps; ++it) {
-    double t[2];
-    for (int persistent = 0; persistent < 2; ++persistent) {
-      char sync = 0;  // the pair starts together
-      MPI_Sendrecv_replace(&sync, 1, MPI_BYTE, rank == 0 ? peer : 0, kTag, rank == 0 ? peer : 0, kTag, comm,
-                           MPI_STATUS_IGNORE);
-      const double t0 = MPI_Wtime();
-      for (int k = 0; k < burst; ++k) {
-        char* p = buf.data() + 8 * k;
-        if (persistent)
-          rank == 0 ? MPI_Send_init(p, 8, MPI_BYTE, peer, kTag, comm, &req[k])
-                    : MPI_Recv_init(p, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
-        else
-          rank == 0 ? MPI_Isend(p, 8, MPI_BYTE, peer, kTag, comm, &req[k])
-                    : MPI_Irecv(p, 8, MPI_BYTE, 0, kTag, comm, &req[k]);
-      }
-      if (persistent) MPI_Startall(burst, req.data());
-      MPI_Waitall(burst, req.data(), MPI_STATUSES_IGNORE);
-      if (persistent)
-        for (auto& r : req) MPI_Request_free(&r);
-      t[persistent] = MPI_Wtime() - t0;
-    }
-    if (it >= 0) gain.push_back((t[1] - t[0]) / burst);
-  }
-  std::nth_element(gain.begin(), gain.begin() + gain.size() / 2, gain.end());
-  return std::max(0.0, gain[gain.size() / 2]);
-}
-
-// alpha, beta, overhead and the persistent-request overhead of the link
-// between rank 0 and `peer`.
-// The measurement is kept short (well under a millisecond on a node): a
-// program's first auto call pays it.
-void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& link, double& overhead,
-                  double& persistent) {
-  constexpr int big = 1 << 16;
-  std::vector<char> buf(big);
-  link.alpha = half_round_trip(comm, rank, peer, buf, 8, 10);
-  link.beta = std::max(0.0, half_round_trip(comm, rank, peer, buf, big, 3) - link.alpha) / big;
-  overhead = burst_overhead(comm, rank, peer, buf, 2 * link.alpha);
-  persistent = open_mpi ? persistent_overhead(comm, rank, peer, buf) : 0;  // only Open MPI's are costed
-}
-
-// Half the round trip of a flag between rank 0 and `peer` through a shared
-// window (collective over comm: the pair's window); 0 where the two share
-// no memory or have no window (SimGrid SMPI).
-double measure_flag(MPI_Comm comm, int rank, int peer) {
-#ifdef A2A_SMPI
-  (void)comm, (void)rank, (void)peer;
-  return 0;
-#else
-  MPI_Comm pair = MPI_COMM_NULL, node = MPI_COMM_NULL;
-  const bool in = rank == 0 || rank == peer;
-  if (MPI_Comm_split(comm, in ? 0 : MPI_UNDEFINED, rank, &pair) != MPI_SUCCESS || pair == MPI_COMM_NULL) return 0;
-  double half = 0;
-  int sharing = 0;
-  if (MPI_Comm_split_type(pair, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS)
-    MPI_Comm_size(node, &sharing);
-  MPI_Win win = MPI_WIN_NULL;
-  char* mine = nullptr;
-  if (sharing == 2 && MPI_Win_allocate_shared(64, 1, MPI_INFO_NULL, node, &mine, &win) == MPI_SUCCESS) {
-    MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
-    MPI_Aint size = 0;
-    int unit = 0;
-    char* theirs = nullptr;
-    MPI_Win_shared_query(win, rank == 0 ? 1 : 0, &size, &unit, &theirs);
-    auto* out = reinterpret_cast<long long*>(mine);
-    auto* in_word = reinterpret_cast<long long*>(theirs);
-    __atomic_store_n(out, 0LL, __ATOMIC_RELEASE);
-    MPI_Win_sync(win);
-    MPI_Barrier(node);
-    // The median of batches: one descheduled moment spoils a batch, not the
-    // measure.
-    constexpr int kBatches = 9, kTrips = 100;
-    std::vector<double> batch;
-    long long i = 0;
-    for (int b = -1; b < kBatches; ++b) {  // batch -1 warms up
-      const double t0 = MPI_Wtime();
-      for (int k = 0; k < kTrips; ++k) {
-        ++i;
-        if (rank == 0) __atomic_store_n(out, i, __ATOMIC_RELEASE);  // ping
-        while (__atomic_load_n(in_word, __ATOMIC_ACQUIRE) < i) {
-        }
-        if (rank != 0) __atomic_store_n(out, i, __ATOMIC_RELEASE);  // pong
-      }
-      if (b >= 0) batch.push_back((MPI_Wtime() - t0) / (2.0 * kTrips));
-    }
-    std::nth_element(batch.begin(), batch.begin() + kBatches / 2, batch.end());
-    half = batch[kBatches / 2];
-    MPI_Win_unlock_all(win);
-    MPI_Win_free(&win);
-  }
-  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
-  MPI_Comm_free(&pair);
-  return half;
-#endif
-}
-
-double measure_copy() {
-  constexpr size_t bytes = 1 << 16;
-  std::vector<char> a(bytes, 1), b(bytes);
-  std::vector<double> t;
-  for (int it = -1; it < 3; ++it) {
-    const double t0 = MPI_Wtime();
-    std::memcpy(b.data(), a.data(), bytes);
-    volatile char sink = b[(bytes / 2 + it) % bytes];  // keeps the copy
-    (void)sink;
-    if (it >= 0) t.push_back(MPI_Wtime() - t0);
-  }
-  std::nth_element(t.begin(), t.begin() + t.size() / 2, t.end());
-  return t[t.size() / 2] / bytes;
-}
 
 // A2A_COST_MODEL, parsed once per process.
 bool env_model(MachineModel& m, unsigned& given, std::string& error) {
@@ -186,12 +28,18 @@ bool env_model(MachineModel& m, unsigned& given, std::string& error) {
   return ok;
 }
 
-// Keeps the top three significant bits: alltoallv decisions are memoised per
-// bucket, so varying block sizes do not grow the memo without bound.
-long long bucket(long long x) {
-  int bits = 0;
-  for (long long y = x; y > 7; y >>= 1) ++bits;
-  return (x >> bits) << bits;
+// The class of a size: its power of two (0 for 0).
+long long size_class(long long x) {
+  long long c = 1;
+  while (c <= x / 2) c *= 2;
+  return x > 0 ? c : 0;
+}
+
+std::string bytes_label(long long b) {
+  const char* unit[] = {"B", "KiB", "MiB", "GiB"};
+  int u = 0;
+  while (u < 3 && b >= 1024 && b % 1024 == 0) b /= 1024, ++u;
+  return std::to_string(b) + " " + unit[u];
 }
 
 // The machine's measured parameters, learnt once per job on a communicator
@@ -231,6 +79,131 @@ AutoState& auto_state(CommContext& ctx) {
   return *ctx.auto_state;
 }
 
+// Rank 0's measurement of the machine, broadcast (collective over comm, a
+// communicator of ctx's ranks that carries nothing else).
+int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
+  const auto& ranks = ctx.topology.ranks;
+  const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
+  const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
+  double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
+  const bool open_mpi = m.library == Library::open_mpi;
+  if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
+    measure_link(comm, ctx.rank, intra_peer, open_mpi, m.intra, o_intra, p_intra);
+  if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
+    measure_link(comm, ctx.rank, inter_peer, open_mpi, m.inter, o_inter, p_inter);
+  if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
+  if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
+  m.overhead = std::max(o_intra, o_inter);
+  m.persistent = std::max(p_intra, p_inter);
+  m.copy = ctx.rank == 0 ? measure_copy() : 0;
+  const NodeCosts node = measure_node(comm, ctx.oversubscribed);
+  m.flag = node.flag;
+  m.flag_round = node.flag_round;
+  std::copy(std::begin(node.seg), std::end(node.seg), m.seg);
+  std::copy(std::begin(node.cma), std::end(node.cma), m.cma);
+  m.round = measure_round(comm);
+  std::vector<double> v = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead,
+                           m.copy,        m.persistent, m.flag,        m.round,      m.flag_round};
+  v.insert(v.end(), std::begin(m.seg), std::end(m.seg));
+  v.insert(v.end(), std::begin(m.cma), std::end(m.cma));
+  if (const int rc = MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm)) return rc;
+  m.intra = {v[0], v[1]};
+  m.inter = {v[2], v[3]};
+  m.overhead = v[4], m.copy = v[5], m.persistent = v[6], m.flag = v[7], m.round = v[8], m.flag_round = v[9];
+  std::copy(v.begin() + 10, v.begin() + 10 + kShmCopySizes, m.seg);
+  std::copy(v.begin() + 10 + kShmCopySizes, v.end(), m.cma);
+  return MPI_SUCCESS;
+}
+
+// The same on a2a's private communicator, or on a duplicate of its own
+// where ctx has none yet (A2A_Comm_prepare makes none).
+int measure_machine(CommContext& ctx, MachineModel& m) {
+  MPI_Comm comm = ctx.comm;
+  if (comm == MPI_COMM_NULL)
+    if (const int rc = MPI_Comm_dup(ctx.user, &comm)) return rc;
+  const int rc = measure_machine_on(ctx, comm, m);
+  if (comm != ctx.comm) MPI_Comm_free(&comm);
+  return rc;
+}
+
+// Prints a class's trial and its outcome (A2A_VERBOSE=1, the communicator's
+// rank 0), e.g. "a2a auto: P=2, alltoall 1 KiB: trial 1: shm 0.552 us,
+// native 1.120 us -> shm (measured)".
+void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, int winner) {
+  if (!config().verbose || ctx.rank != 0) return;
+  std::string line = "a2a auto: P=" + std::to_string(ctx.size) + ", " + c.label + ": trial " +
+                     std::to_string(c.trials) + ":";
+  for (size_t i = 0; i < c.candidates.size(); ++i) {
+    char us[32];
+    std::snprintf(us, sizeof us, " %.3f us", t[i] * 1e6);
+    line += (i ? ", " : " ") + c.candidates[i].resolved.canonical + us;
+  }
+  line += " -> " + c.candidates[static_cast<size_t>(winner)].resolved.canonical + " (measured)";
+  std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+void start_watch(ClassState& c) {
+  c.since = 0;
+  c.next_event = c.candidates.size() > 1 ? kSampleEvery : (1LL << 62);  // one candidate: nothing to watch
+  c.next_check = c.check_every;
+}
+
+// A class of the given candidates (specs; the first the pick), decided at
+// once where there is one, else in trial.  Collective where a knob needs
+// the model measured.
+int make_class(CommContext& ctx, Collective coll, long long bytes, const std::vector<std::string>& specs,
+               const char* source, std::string label, std::shared_ptr<ClassState>& out, std::string& error) {
+  auto c = std::make_shared<ClassState>();
+  c->label = std::move(label);
+  for (const std::string& spec : specs) {
+    AutoDecision d;
+    if (const int rc = resolve(coll, spec, ctx.size, bytes, d.resolved, error)) return rc;
+    if (const int rc = resolve_machine_knobs(ctx, d.resolved, error)) return rc;
+    d.source = source;
+    if (spec == "native") c->native_at = static_cast<int>(c->candidates.size());
+    c->candidates.push_back(std::move(d));
+  }
+  c->decision = c->candidates[0];
+  c->trial = c->candidates.size() > 1;
+  c->samples.assign(c->candidates.size(), {});
+  c->trial_bytes.assign(c->candidates.size(), 0);
+  if (!c->trial) start_watch(*c);
+  out = std::move(c);
+  return MPI_SUCCESS;
+}
+
+// What a tuning entry's pick is tried with: nothing, unless A2A_AUTO_TRIAL=all.
+std::vector<std::string> tuned_candidates(const std::string& pick) {
+  if (config().trial != Config::Trial::all || pick == "native") return {pick};
+  return {pick, "native"};
+}
+
+// What the model's ranking is tried with (A2A_AUTO_TRIAL=off: its pick alone).
+std::vector<std::string> modelled_candidates(const std::vector<CostedSpec>& ranked) {
+  if (config().trial == Config::Trial::off) return {model_pick(ranked)};
+  return trial_candidates(ranked);
+}
+
+// Does the union of the key's entries cover every mean block size?
+bool covers_all(std::vector<std::pair<long long, long long>> ranges) {
+  std::sort(ranges.begin(), ranges.end());
+  long long next = 0;
+  for (const auto& [lo, hi] : ranges) {
+    if (lo > next) return false;
+    next = std::max(next, hi + 1);
+  }
+  return next > (1LL << 50);
+}
+
+void check_tuning(CommContext& ctx, AutoState& a) {
+  if (a.tuning_checked) return;  // the same file on every rank (compared at the context's setup), or none
+  const TuningTable* table = process_tuning(nullptr, nullptr);
+  a.table = ctx.same_tuning ? table : nullptr;
+  for (const auto& node : ctx.topology.ranks) a.nodes.push_back(static_cast<int>(node.size()));
+  a.layout = {ctx.topology.node_of, ctx.topology.ranks};
+  a.tuning_checked = true;
+}
+
 }  // namespace
 
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
@@ -248,44 +221,17 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
     }();
     m.library = library;
     m.oversubscribed = ctx.oversubscribed;
-    // Oversubscribed, the rule (one-round algorithms only) needs no
-    // parameters: the library's persistent requests count as costlier,
-    // anything else as equal.
-    const bool measure = given != kAllCostKeys && ctx.size > 1 && !m.oversubscribed;
-    if (!measure) m.persistent = 1e-7;
-    if (measure && !(ctx.reads_world && job_machine(m))) {
-      if (const int rc = ctx.open_private()) return rc;
-      const auto& ranks = ctx.topology.ranks;
-      const int intra_peer = ranks[ctx.topology.node_of[0]].size() > 1 ? ranks[ctx.topology.node_of[0]][1] : -1;
-      const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
-      double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
-      if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
-        measure_link(ctx.comm, ctx.rank, intra_peer, m.library == Library::open_mpi, m.intra, o_intra, p_intra);
-      if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
-        measure_link(ctx.comm, ctx.rank, inter_peer, m.library == Library::open_mpi, m.inter, o_inter, p_inter);
-      if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
-      if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
-      m.overhead = std::max(o_intra, o_inter);
-      m.persistent = std::max(p_intra, p_inter);
-      m.copy = ctx.rank == 0 ? measure_copy() : 0;
-      m.flag = intra_peer >= 0 ? measure_flag(ctx.comm, ctx.rank, intra_peer) : 0;
-      double v[8] = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta,
-                     m.overhead,    m.copy,       m.persistent,  m.flag};
-      if (const int rc = MPI_Bcast(v, 8, MPI_DOUBLE, 0, ctx.comm)) return rc;
-      m.intra = {v[0], v[1]};
-      m.inter = {v[2], v[3]};
-      m.overhead = v[4];
-      m.copy = v[5];
-      m.persistent = v[6];
-      m.flag = v[7];
+    // Time-sliced machines are measured too: their rounds cost what the
+    // rounds measured with every rank taking part cost.
+    if (given != kAllCostKeys && ctx.size > 1 && !(ctx.reads_world && job_machine(m))) {
+      const double t0 = MPI_Wtime();
+      if (const int rc = measure_machine(ctx, m)) return rc;
       if (ctx.teaches_world) remember_job_machine(m);
+      if (config().verbose && ctx.rank == 0)
+        std::fprintf(stderr, "a2a auto: P=%d, machine measured in %.2f ms: %s\n", ctx.size,
+                     (MPI_Wtime() - t0) * 1e3, describe_costs(m).c_str());
     }
-    double* mine[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta, &m.overhead, &m.copy,
-                      &m.persistent,   &m.flag};
-    const double theirs[] = {env.intra.alpha, env.intra.beta, env.inter.alpha, env.inter.beta,
-                             env.overhead,    env.copy,       env.persistent,  env.flag};
-    for (int k = 0; k < 8; ++k)
-      if (given & (1u << k)) *mine[k] = theirs[k];
+    apply_cost_keys(m, env, given);
     a.model = m;
     a.model_ready = true;
   }
@@ -293,30 +239,28 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
   return MPI_SUCCESS;
 }
 
+int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
+  if (!r.machine_knobs) return MPI_SUCCESS;
+  MachineModel m;
+  if (const int rc = machine_model(ctx, m, error)) return rc;
+  // shm runs among the communicator's ranks; an intra=shm phase among the node's.
+  const bool whole = std::string(r.info->name) == "shm";
+  const int Q = whole ? ctx.size : static_cast<int>(ctx.topology.ranks[ctx.topology.node_of[ctx.rank]].size());
+  const ShmDirect d = shm_direct_choice(m, Q);
+  if (r.params.shm_direct == Params::kShmDirectAuto) r.params.shm_direct = d.from;
+  if (r.params.shm_via == Params::ShmVia::automatic) r.params.shm_via = d.cma ? Params::ShmVia::cma : Params::ShmVia::p2p;
+  r.machine_knobs = false;
+  return MPI_SUCCESS;
+}
+
 bool same_messages_family(const std::string& spec) {
   return spec == "linear" || spec == "spread-out" || spec.rfind("scattered", 0) == 0;
 }
 
-namespace {
-
-// Does the union of the key's entries cover every mean block size?
-bool covers_all(std::vector<std::pair<long long, long long>> ranges) {
-  std::sort(ranges.begin(), ranges.end());
-  long long next = 0;
-  for (const auto& [lo, hi] : ranges) {
-    if (lo > next) return false;
-    next = std::max(next, hi + 1);
-  }
-  return next > (1LL << 50);
-}
-
-}  // namespace
-
-int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error) {
+int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::string& error) {
   AutoState& a = auto_state(ctx);
   if (!a.v_fixed_known) {
-    const AutoDecision* probe = nullptr;  // agrees on the tuning file (collective once)
-    if (const int rc = resolve_auto(ctx, Collective::alltoallv, 0, 0, probe, error)) return rc;
+    check_tuning(ctx, a);
     std::vector<std::string> picks;
     std::vector<std::pair<long long, long long>> ranges;
     if (a.table)
@@ -344,7 +288,7 @@ int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& 
         bool same = fixed();
         for (long long mean = 1; same && mean <= (1LL << 30); mean *= 2)
           for (long long skew : {1, 4, 64}) {
-            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), m.oversubscribed, extra));
+            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), extra));
             if (!(same = fixed())) break;
           }
         return same;
@@ -369,50 +313,103 @@ int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& 
       std::string best;
       for (const auto& p : picks)
         if (++votes[p] > votes[best]) best = p;
-      auto d = std::make_unique<AutoDecision>();
-      if (const int rc = resolve(Collective::alltoallv, best, ctx.size, 0, d->resolved, error)) return rc;
-      d->source = tuned ? "tuning" : "model";
-      a.v_fixed = std::move(d);
+      std::vector<std::string> specs = {best};
+      if (tuned) specs = tuned_candidates(best);
+      else if (best != "native" && config().trial != Config::Trial::off) specs.push_back("native");
+      if (const int rc = make_class(ctx, Collective::alltoallv, 0, specs, tuned ? kByTuning : kByModel,
+                                    "alltoallv (every size)", a.v_fixed, error))
+        return rc;
     }
     a.v_fixed_known = 1;
   }
-  out = a.v_fixed.get();
+  out = a.v_fixed;
   return MPI_SUCCESS;
 }
 
-int resolve_auto(CommContext& ctx, Collective coll, long long mean, long long max_bytes, const AutoDecision*& out,
-                 std::string& error) {
+int auto_class(CommContext& ctx, Collective coll, long long mean, long long max_bytes,
+               std::shared_ptr<ClassState>& out, std::string& error) {
   AutoState& a = auto_state(ctx);
-  if (!a.tuning_checked) {  // the same file on every rank (compared at the context's setup), or none
-    const TuningTable* table = process_tuning(nullptr, nullptr);
-    a.table = ctx.same_tuning ? table : nullptr;
-    for (const auto& node : ctx.topology.ranks) a.nodes.push_back(static_cast<int>(node.size()));
-    a.layout = {ctx.topology.node_of, ctx.topology.ranks};
-    a.tuning_checked = true;
-  }
-  if (coll == Collective::alltoallv) mean = bucket(mean), max_bytes = bucket(max_bytes);
-  else max_bytes = mean;
-  const auto key = std::make_tuple(static_cast<int>(coll), mean, max_bytes);
-  if (auto it = a.memo.find(key); it != a.memo.end()) {
-    out = &it->second;
+  check_tuning(ctx, a);
+  if (coll == Collective::alltoall) max_bytes = mean;
+  const auto key = std::make_tuple(static_cast<int>(coll), size_class(mean), size_class(max_bytes));
+  if (auto it = a.classes.find(key); it != a.classes.end()) {
+    out = it->second;
     return MPI_SUCCESS;
   }
-  AutoDecision d;
-  std::string spec;
+  std::vector<std::string> specs;
+  const char* source = kByModel;
   if (const TuningEntry* e = a.table ? find_entry(*a.table, coll, a.nodes, mean, max_bytes) : nullptr) {
-    spec = e->algorithm;
-    d.source = "tuning";
+    specs = tuned_candidates(e->algorithm);
+    source = kByTuning;
   } else {
     MachineModel m;
     if (const int rc = machine_model(ctx, m, error)) return rc;
-    spec = model_pick(coll == Collective::alltoall ? model_alltoall(a.layout, mean, m)
-                                                   : model_alltoallv(a.layout, mean, max_bytes, m),
-                      m.oversubscribed);
-    d.source = "model";
+    specs = modelled_candidates(coll == Collective::alltoall ? model_alltoall(a.layout, mean, m)
+                                                             : model_alltoallv(a.layout, mean, max_bytes, m));
   }
-  if (const int rc = resolve(coll, spec, ctx.size, mean, d.resolved, error)) return rc;
-  if (a.memo.size() >= 1024) a.memo.clear();
-  out = &a.memo.emplace(key, std::move(d)).first->second;
+  std::string label = coll == Collective::alltoall
+                          ? "alltoall " + bytes_label(std::get<1>(key))
+                          : "alltoallv mean " + bytes_label(std::get<1>(key)) + ", largest " + bytes_label(std::get<2>(key));
+  std::shared_ptr<ClassState> c;
+  if (const int rc = make_class(ctx, coll, mean, specs, source, std::move(label), c, error)) return rc;
+  if (a.classes.size() >= 1024) a.classes.clear();  // held calls keep theirs alive
+  out = a.classes.emplace(key, std::move(c)).first->second;
+  return MPI_SUCCESS;
+}
+
+const AutoDecision& trial_candidate(const ClassState& c) {
+  return c.candidates[static_cast<size_t>(trial_turn(c.call, static_cast<int>(c.candidates.size())))];
+}
+
+int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
+  const int n = static_cast<int>(c.candidates.size());
+  if (trial_timed(c.call, n)) {
+    const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
+    c.samples[turn].push_back(seconds);
+    c.trial_bytes[turn] = bytes;
+  }
+  if (++c.call < trial_calls(n)) return MPI_SUCCESS;
+  std::vector<double> t(static_cast<size_t>(n));
+  for (int i = 0; i < n; ++i) t[static_cast<size_t>(i)] = median_of(c.samples[static_cast<size_t>(i)]);
+  const std::vector<double> mine = t;
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data(), n, MPI_DOUBLE, MPI_MAX, ctx.user)) {
+    error = "a2a: auto's trial could not agree on its times";
+    return rc;
+  }
+  int win = trial_winner(t, c.native_at);
+  if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
+  c.decision = c.candidates[static_cast<size_t>(win)];
+  c.decision.source = kByMeasurement;
+  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
+  ++c.trials;
+  tell_trial(ctx, c, t, win);
+  c.trial = false;
+  c.call = 0;
+  for (auto& s : c.samples) s.clear();
+  ++c.generation;
+  start_watch(c);
+  return MPI_SUCCESS;
+}
+
+int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
+  if (seconds >= 0) c.drift.sample(seconds, bytes);
+  c.next_event = c.since + kSampleEvery;
+  if (c.since < c.next_check) return MPI_SUCCESS;
+  int flagged = c.drift.flagged() ? 1 : 0;
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &flagged, 1, MPI_INT, MPI_MAX, ctx.user)) {
+    error = "a2a: auto's drift check could not agree";
+    return rc;
+  }
+  c.check_every = std::min(2 * c.check_every, kLastCheck);
+  c.next_check = c.since + c.check_every;
+  if (!flagged) return MPI_SUCCESS;
+  if (config().verbose && ctx.rank == 0)
+    std::fprintf(stderr, "a2a auto: P=%d, %s: %s runs %.1fx slower than in its trial: trial again\n", ctx.size,
+                 c.label.c_str(), c.decision.resolved.canonical.c_str(), kDrift);
+  c.trial = true;
+  c.call = 0;
+  ++c.generation;
+  c.next_event = 0;
   return MPI_SUCCESS;
 }
 

@@ -1,51 +1,86 @@
-// What "auto" runs on a communicator: the tuning file's entry for the call
-// when one matches (A2A_TUNING_FILE, see tuning.hpp), otherwise the cheapest
-// candidate of the cost model (cost_model.hpp) with the machine's alpha and
-// beta.  Decisions are memoised per communicator; communicators of world's
-// ranks in world's order share world's (CommContext::world_order).
+// What "auto" runs on a communicator.  Calls fall into classes: alltoall by
+// its block size, alltoallv by its global mean and largest block (powers of
+// two), or, where no size can change the choice, one class for every
+// alltoallv (auto_without_sizes).  A class starts from the tuning file's
+// entry when one matches (A2A_TUNING_FILE, see tuning.hpp), otherwise from
+// the cost model (cost_model.hpp) with the machine's measured costs
+// (measure.hpp), which proposes two or three candidates; the trial then
+// times them on the application's own calls and keeps the fastest
+// (trial.hpp), watched afterwards for drift.  Classes are kept per
+// communicator; communicators of world's ranks in world's order share
+// world's (CommContext::world_order).
 //
-// Every rank must decide alike, so everything a decision reads is the same on
+// Every rank must decide alike, so everything a class reads is the same on
 // every rank: P, the layout, the call's global block sizes (alltoall: the
-// agreed block size; alltoallv: the global mean and maximum from one
-// allreduce), the tuning file (its fingerprint is compared across the
-// communicator once, where the launcher does not say that the whole job is
-// on one machine; a mismatch disables it there) and the model (rank 0's
-// measurement, broadcast).  The measurement, unless A2A_COST_MODEL gives
-// every value or the machine is oversubscribed, is a ping-pong of well under
-// a millisecond between rank 0 and a node-mate and a rank of another node,
-// collective on the communicator that decides first; made on one of all the
-// job's ranks, it serves every later communicator of world ranks.  auto's
-// first call on a communicator decides nothing (front/execute.cpp).
+// block size; alltoallv: the global mean and maximum from one allreduce),
+// the tuning file (its fingerprint is compared across the communicator
+// once, where the launcher does not say that the whole job is on one
+// machine; a mismatch disables it there), the model (rank 0's measurement,
+// broadcast) and the trial's times (reduced); and every rank meets the
+// same calls of a class in the same order, so its counters agree.  The
+// measurement, unless A2A_COST_MODEL gives every value, takes a few
+// milliseconds at most, collective on the communicator that decides first;
+// made on one of all the job's ranks, it serves every later communicator
+// of world ranks.  auto's first call on a communicator decides nothing
+// (front/execute.cpp).
 #pragma once
 #include <map>
 #include <memory>
 #include <string>
 #include <tuple>
+#include <vector>
 
 #include "select/cost_model.hpp"
 #include "select/registry.hpp"
+#include "select/trial.hpp"
 #include "select/tuning.hpp"
 
 namespace a2a::detail {
 
 struct CommContext;
 
+// A2A_Last_decided_by() of auto's calls.
+inline constexpr const char* kByTuning = "tuning";
+inline constexpr const char* kByModel = "model";
+inline constexpr const char* kByMeasurement = "measured";
+inline constexpr const char* kByTrial = "trial";  // a call of a trial (its candidate ran)
+
 struct AutoDecision {
-  Resolved resolved;
-  const char* source = "";  // "tuning" or "model"
+  Resolved resolved;  // machine knobs resolved
+  const char* source = "";
+};
+
+// One class of calls on a communicator family: its candidates, its trial,
+// its choice and the drift watch.  The front end runs `decision` while
+// `trial` is false, and enters class_call (execute.cpp) whenever
+// `since` reaches `next_event` or `generation` moved.
+struct ClassState {
+  std::string label;                     // e.g. "alltoall 4 KiB", for A2A_VERBOSE
+  std::vector<AutoDecision> candidates;  // the model's (or tuning file's) pick first; native among them
+  int native_at = -1;                    // native's index in candidates, -1 if it is not one
+  bool trial = false;
+  int call = 0;  // calls of the trial so far
+  std::vector<std::vector<double>> samples;  // this rank's timed trial calls, per candidate
+  std::vector<double> trial_bytes;           // and the bytes each moved (the last)
+  AutoDecision decision;                     // valid while !trial
+  unsigned long long generation = 1;         // moves whenever decision changes or a trial starts
+  // After the trial: calls since, the next call to time, the next agreement.
+  long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
+  DriftWatch drift;
+  int trials = 0;  // trials run (the first and any after drift)
 };
 
 struct AutoState {
   bool prepared = false;               // tuning agreed and model measured
   int v_fixed_known = 0;               // alltoallv: 1 once v_fixed is decided
-  std::unique_ptr<AutoDecision> v_fixed;  // alltoallv without sizes (see below), or null
+  std::shared_ptr<ClassState> v_fixed;  // alltoallv without sizes (see below), or null
   bool tuning_checked = false;
   const TuningTable* table = nullptr;  // agreed on this communicator
   std::vector<int> nodes;              // ranks per node
   bool model_ready = false;
   MachineModel model;
   ModelLayout layout;
-  std::map<std::tuple<int, long long, long long>, AutoDecision> memo;
+  std::map<std::tuple<int, long long, long long>, std::shared_ptr<ClassState>> classes;
 };
 
 // Alltoallv needs the global mean and maximum block (an allreduce) only when
@@ -56,16 +91,36 @@ struct AutoState {
 // spread-out and scattered (which send the same messages: one per non-empty
 // pair, same tag, same pieces, all in flight or in MPICH's batches, so ranks
 // could even mix them), auto runs it (the most frequent) for every call on
-// this communicator: the same on every rank, with no allreduce.  Sets `out`
-// to that decision, or to null when the sizes are needed.  Collective on the
+// this communicator, in one class, tried against native on the first
+// calls: the same on every rank, with no allreduce.  Sets `out` to that
+// class, or to null when the sizes are needed.  Collective on the
 // communicator's first auto call.
-int auto_without_sizes(CommContext& ctx, const AutoDecision*& out, std::string& error);
+int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::string& error);
 bool same_messages_family(const std::string& spec);
 
-int resolve_auto(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes, const AutoDecision*& out,
-                 std::string& error);
+// The class of a call with these global sizes (made on its first call:
+// collective where the model needs measuring).
+int auto_class(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes,
+               std::shared_ptr<ClassState>& out, std::string& error);
+
+// The candidate trial call c.call runs (c.trial).
+const AutoDecision& trial_candidate(const ClassState& c);
+// Records this rank's time of the trial call just made (of `bytes` moved
+// by this rank); after the last, one allreduce over ctx.user and the
+// winner is the decision (collective then, on every rank at the same call).
+int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error);
+// A call of a decided class at its event (c.since reached c.next_event):
+// `seconds` its time (< 0: not timed); at the agreement the ranks' drift
+// flags are reduced, and any raised starts the trial again (collective then).
+int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error);
+// Whether this call of a decided class is timed (a sample).
+inline bool class_sampled(const ClassState& c) { return c.since % kSampleEvery == 0; }
 
 // The model's parameters for ctx (measuring them if needed; collective).
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error);
+
+// Fills r's machine knobs (shm's direct threshold and path) from ctx's
+// model (collective where it must be measured); nothing when it has none.
+int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error);
 
 }  // namespace a2a::detail

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstdio>
 #include <map>
 
 #include "schedule/clustered.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
 #include "select/registry.hpp"
+#include "schedule/shm.hpp"
 #include "uniform/uniform.hpp"
 
 namespace a2a::detail {
@@ -21,15 +23,17 @@ class RankClock {
   void message(int dst, long long bytes) {
     const bool local = l_.node_of[dst] == node_;
     const LinkCost& link = local ? m_.intra : m_.inter;
-    alpha_ = std::max(alpha_, link.alpha);
+    alpha_ = std::max({alpha_, link.alpha, m_.round});
     // Every rank of a node sends at once through the node's one link, so a
     // rank gets 1/Q of the measured (one-pair) inter-node bandwidth.
     beta_ += link.beta * static_cast<double>(bytes) * (local ? 1.0 : nic_sharers_);
     ++n_;
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
+  void add(double seconds) { t_ += seconds; }
   // A round that waits for `peers` flags in shared memory, read one after
-  // another (as intra-node messages of no bytes where the flag is unknown).
+  // another (as intra-node messages of no bytes where the flag is unknown),
+  // and at least a flag round of the whole node.
   void flags(int peers) {
     if (peers <= 0) return;
     if (m_.flag <= 0) {
@@ -38,7 +42,7 @@ class RankClock {
       return;
     }
     end_round();
-    t_ += peers * m_.flag;
+    t_ += std::max(peers * m_.flag, m_.flag_round);
     ++rounds_;
   }
   void end_round() {
@@ -275,26 +279,25 @@ LibraryChoice library_alltoallv(Library library, int P) {
   return pairwise ? LibraryChoice{"pairwise"} : LibraryChoice{"spread-out", true};
 }
 
-std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribed, double extra) {
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra) {
   const CostedSpec& native = *find(ranked, "native");
-  if (oversubscribed) {
-    // Time-sliced ranks: where every rank shares one node's memory, the
-    // shared-memory exchange (no messages) beat the library at every size
-    // measured here (P = 4, 8: 0.75-0.87 of MPI_Alltoall(v) up to 4 KiB,
-    // 0.26-0.45 above; a2a-fft and a2a-closure 0.81-1.01 of native's
-    // all-to-all time).  Otherwise message-passing one-round algorithms are
-    // equal within noise, and in applications (a2a-closure) Open MPI's linear
-    // alltoallv beat spread-out though the model costs its persistent
-    // requests: keep the library's.
-    if (find(ranked, "shm")) return "shm";
-    if (native.rounds <= 1) return "native";
-    for (const auto& c : ranked)  // cheapest first
-      if (c.rounds <= 1) return c.spec;
-    return "native";
-  }
   for (const auto& c : ranked)
     if (c.spec != "native") return c.seconds + extra <= kNativeMargin * native.seconds ? c.spec : "native";
   return "native";
+}
+
+std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra) {
+  const std::string pick = model_pick(ranked, extra);
+  const double native = find(ranked, "native")->seconds;
+  std::vector<std::string> out = {pick};
+  if (pick != "native") out.push_back("native");
+  const double bar = kTrialClose * (pick == "native" ? native : find(ranked, pick)->seconds);
+  for (const auto& c : ranked)  // cheapest first: the runner-up
+    if (c.spec != "native" && c.spec != pick) {
+      if (c.seconds + extra <= bar) out.push_back(c.spec);
+      break;
+    }
+  return out;
 }
 
 double model_allreduce(const ModelLayout& l, const MachineModel& m) {
@@ -314,11 +317,30 @@ namespace {
 
 // The shared-memory exchange among `group`: one round in which every
 // peer's flag is awaited (RankClock::flags) and every block is copied
-// twice, into this rank's part and out of the peer's.
-void shm_round(RankClock& clock, const std::vector<int>& group, long long bytes) {
+// twice, into this rank's part and out of the peer's (the measured copies
+// of the Q-1 blocks together), or, from the direct threshold on, read once
+// with CMA (a second flag round: the readers' `done`) or sent as messages.
+void shm_round(RankClock& clock, const MachineModel& m, const std::vector<int>& group, long long bytes,
+               const Params& prm) {
   const int Q = static_cast<int>(group.size());
-  clock.copy((2LL * (Q - 1) + 1) * bytes);
+  if (Q < 2) return;
+  ShmDirect direct = shm_direct_choice(m, Q);
+  if (prm.shm_direct != Params::kShmDirectAuto) direct.from = prm.shm_direct;
+  if (prm.shm_via != Params::ShmVia::automatic) direct.cma = prm.shm_via == Params::ShmVia::cma && m.cma[0] > 0;
+  clock.copy(bytes);  // the own block
+  if (!schedule::shm_direct(static_cast<size_t>(bytes), direct.from)) {
+    clock.add(shm_segment_seconds(m, (Q - 1) * bytes));
+    clock.flags(Q - 1);
+    return;
+  }
   clock.flags(Q - 1);
+  if (direct.cma) {
+    clock.add((Q - 1) * shm_cma_seconds(m, bytes));
+    clock.flags(Q - 1);
+    return;
+  }
+  for (int i = 1; i < Q; ++i) clock.message(group[static_cast<size_t>(i)], bytes);
+  clock.end_round();
 }
 
 Worst cost_of(const ModelCall& c, void (*one)(RankClock&, int, int, long long)) {
@@ -355,6 +377,57 @@ constexpr long long kMetaPerBlock = sizeof(long long);  // two-phase algorithms'
 
 }  // namespace
 
+namespace {
+
+// Seconds of a block of `bytes` on a curve measured at kShmCopyBytes:
+// straight lines between the points; past the last, its cost per byte;
+// before the first, the first line extended (`proportional`: the first
+// point's cost per byte instead).
+double on_curve(const double (&t)[kShmCopySizes], long long bytes, bool proportional) {
+  const auto x = [](int i) { return static_cast<double>(kShmCopyBytes[i]); };
+  const double b = static_cast<double>(bytes);
+  constexpr int last = kShmCopySizes - 1;
+  if (b >= x(last)) return t[last] * b / x(last);
+  if (b < x(0) && proportional) return t[0] * b / x(0);
+  int i = 0;
+  while (i + 1 < last && b > x(i + 1)) ++i;
+  return std::max(0.0, t[i] + (b - x(i)) * (t[i + 1] - t[i]) / (x(i + 1) - x(i)));
+}
+
+bool known(const double (&t)[kShmCopySizes]) {
+  return std::all_of(std::begin(t), std::end(t), [](double v) { return v > 0; });
+}
+
+}  // namespace
+
+double shm_segment_seconds(const MachineCosts& m, long long bytes) {
+  if (!known(m.seg)) return 2 * m.copy * static_cast<double>(bytes);
+  return on_curve(m.seg, bytes, true);
+}
+
+double shm_cma_seconds(const MachineCosts& m, long long bytes) {
+  if (!known(m.cma)) return 1e30;
+  return on_curve(m.cma, bytes, false);
+}
+
+ShmDirect shm_direct_choice(const MachineCosts& m, int P) {
+  ShmDirect d{Params::kShmDirectOff, known(m.cma)};
+  if (P < 2) return d;
+  const double peers = P - 1;
+  // One block's direct cost: a CMA read, or a message of the node link.
+  const auto direct = [&](long long n) {
+    return d.cma ? shm_cma_seconds(m, n) + m.flag : m.intra.alpha + m.intra.beta * static_cast<double>(n);
+  };
+  if (!d.cma && m.intra.alpha <= 0) return d;
+  // The smallest power of two from 1 KiB on where direct blocks win, at it
+  // and at every larger size up to 1 GiB.
+  for (long long n = 1LL << 30; n >= 1024; n /= 2) {
+    if (peers * direct(n) >= shm_segment_seconds(m, static_cast<long long>(peers) * n)) break;
+    d.from = n;
+  }
+  return d;
+}
+
 SweepValues model_values(int P, int Q, int N) {
   return {radix_values(candidate_radices(P)), radix_values(layer_radices(Q)), radix_values(layer_radices(N))};
 }
@@ -363,9 +436,9 @@ ModelCost cost_spread_out(const ModelCall& c, const Params&) { return cost(cost_
 ModelCost cost_pairwise(const ModelCall& c, const Params&) { return cost(cost_of(c, pairwise)); }
 ModelCost cost_factor(const ModelCall& c, const Params&) { return cost(cost_of(c, factor)); }
 
-ModelCost cost_shm(const ModelCall& c, const Params&) {
+ModelCost cost_shm(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  return cost(worst(c.layout, c.m, [&](RankClock& clock, int) { shm_round(clock, all_ranks(P), c.bytes); }));
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int) { shm_round(clock, c.m, all_ranks(P), c.bytes, prm); }));
 }
 
 ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
@@ -374,7 +447,7 @@ ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     if (prm.intra_shm) {
       const auto [n, q] = place(l, p);
-      shm_round(clock, l.ranks[n], c.bytes);
+      shm_round(clock, c.m, l.ranks[n], c.bytes, prm);
     }
     clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
   }));
@@ -413,7 +486,7 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
   const auto node_steps = schedule::tra_steps(Q, prm.radix_intra), port_steps = schedule::tra_steps(N, prm.radix_inter);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, l.ranks[n], N * c.bytes);
+    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
     else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
     clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
     tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes);
@@ -427,7 +500,7 @@ ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, l.ranks[n], N * c.bytes);
+    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
     else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
     int posted = 0;
     for (const auto& msg : plan) {
@@ -472,12 +545,64 @@ std::vector<CostedSpec> model_alltoallv(const ModelLayout& l, long long mean, lo
                {"spread-out", "pairwise"});
 }
 
+namespace {
+
+constexpr const char* kCostKeys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter", "overhead", "copy",
+                                     "persistent",  "flag",       "round",       "flag_round", "shm_copy", "cma"};
+constexpr int kCostKeyCount = sizeof kCostKeys / sizeof kCostKeys[0];
+
+// The scalar fields of the keys before shm_copy, in kCostKeys' order.
+using Field = double& (*)(MachineCosts&);
+constexpr Field kFields[] = {
+    [](MachineCosts& m) -> double& { return m.intra.alpha; }, [](MachineCosts& m) -> double& { return m.intra.beta; },
+    [](MachineCosts& m) -> double& { return m.inter.alpha; }, [](MachineCosts& m) -> double& { return m.inter.beta; },
+    [](MachineCosts& m) -> double& { return m.overhead; },    [](MachineCosts& m) -> double& { return m.copy; },
+    [](MachineCosts& m) -> double& { return m.persistent; },  [](MachineCosts& m) -> double& { return m.flag; },
+    [](MachineCosts& m) -> double& { return m.round; },       [](MachineCosts& m) -> double& { return m.flag_round; }};
+constexpr int kScalarKeys = sizeof kFields / sizeof kFields[0];
+
+// Key k's value into m (shm_copy and cma: per byte at every measured size).
+void set_cost(MachineCosts& m, int k, double v) {
+  if (k < kScalarKeys) {
+    kFields[k](m) = v;
+    return;
+  }
+  double* curve = k == kScalarKeys ? m.seg : m.cma;
+  for (int i = 0; i < kShmCopySizes; ++i) curve[i] = v * static_cast<double>(kShmCopyBytes[i]);
+}
+
+}  // namespace
+
+std::string describe_costs(const MachineCosts& m) {
+  MachineCosts c = m;
+  std::string out;
+  char v[64];
+  for (int k = 0; k < kScalarKeys; ++k) {
+    std::snprintf(v, sizeof v, "%s%s=%.3g", k ? "," : "", kCostKeys[k], kFields[k](c));
+    out += v;
+  }
+  for (const auto& [name, curve] : {std::pair{"; shm segment", c.seg}, std::pair{"; cma", c.cma}}) {
+    out += name;
+    for (int i = 0; i < kShmCopySizes; ++i) {
+      std::snprintf(v, sizeof v, " %lldK:%.3g", kShmCopyBytes[i] / 1024, curve[i] * 1e6);
+      out += v;
+    }
+    out += " us";
+  }
+  return out;
+}
+
+void apply_cost_keys(MachineCosts& m, const MachineCosts& given, unsigned keys) {
+  MachineCosts g = given;
+  for (int k = 0; k < kCostKeyCount; ++k) {
+    if (!(keys & (1u << k))) continue;
+    if (k < kScalarKeys) kFields[k](m) = kFields[k](g);
+    else if (k == kScalarKeys) std::copy(std::begin(g.seg), std::end(g.seg), m.seg);
+    else std::copy(std::begin(g.cma), std::end(g.cma), m.cma);
+  }
+}
+
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error) {
-  static const char* const keys[] = {"alpha_intra", "beta_intra", "alpha_inter", "beta_inter",
-                                     "overhead",    "copy",       "persistent",  "flag"};
-  constexpr int n = 8;
-  double* fields[] = {&m.intra.alpha, &m.intra.beta, &m.inter.alpha, &m.inter.beta,
-                      &m.overhead,    &m.copy,       &m.persistent,  &m.flag};
   size_t pos = 0;
   while (pos < text.size()) {
     size_t end = text.find(',', pos);
@@ -487,15 +612,16 @@ bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given,
     const size_t eq = item.find('=');
     const std::string key = item.substr(0, eq), value = eq == std::string::npos ? "" : item.substr(eq + 1);
     int k = 0;
-    while (k < n && key != keys[k]) ++k;
+    while (k < kCostKeyCount && key != kCostKeys[k]) ++k;
     char* stop = nullptr;
     const double v = value.empty() ? -1 : std::strtod(value.c_str(), &stop);
-    if (k == n || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
+    if (k == kCostKeyCount || value.empty() || *stop != '\0' || !(v >= 0) || v > 1) {
       error = "a2a: A2A_COST_MODEL: expected key=seconds pairs with keys alpha_intra, beta_intra, alpha_inter, "
-              "beta_inter, overhead, copy, persistent, flag (0 <= value <= 1), got '" + item + "'";
+              "beta_inter, overhead, copy, persistent, flag, round, flag_round, shm_copy, cma (0 <= value <= 1), "
+              "got '" + item + "'";
       return false;
     }
-    *fields[k] = v;
+    set_cost(m, k, v);
     given |= 1u << k;
   }
   return true;

@@ -25,6 +25,10 @@ struct LinkCost {
 enum class Library { other, open_mpi, mpich };
 Library library_from_version(const std::string& mpi_get_library_version);
 
+// The block sizes shm's copies are measured at (select/measure.hpp).
+constexpr int kShmCopySizes = 4;
+constexpr long long kShmCopyBytes[kShmCopySizes] = {1 << 14, 1 << 16, 1 << 18, 1 << 20};
+
 // What is measured of a machine (or given in A2A_COST_MODEL).
 struct MachineCosts {
   LinkCost intra, inter;
@@ -37,7 +41,34 @@ struct MachineCosts {
   // they share (shm's synchronisation: a cache line, no message); 0 where
   // unknown, and shm's flags cost as intra-node messages.
   double flag = 0;
+  // One round with every rank taking part: 8-byte messages to the next
+  // rank (`round`), a flag through the node's memory (`flag_round`).  Where
+  // ranks are time-sliced these cost the scheduling no ping-pong sees, and
+  // a round costs at least this; 0 where unknown.
+  double round = 0, flag_round = 0;
+  // shm's copies of one block of kShmCopyBytes[i] bytes: through the
+  // segment (copied in by one rank, out by another) and read straight
+  // from the sender's memory (CMA); 0 where unknown (segment: 2 * copy per
+  // byte; CMA: not allowed).
+  double seg[kShmCopySizes] = {}, cma[kShmCopySizes] = {};
 };
+
+// Seconds for one block of `bytes` through shm's segment, or read with CMA
+// (interpolated between the measured sizes, per byte beyond them; CMA
+// below the smallest at that size's per-byte cost plus its fixed part);
+// CMA: a huge value where it is unknown.
+double shm_segment_seconds(const MachineCosts& m, long long bytes);
+double shm_cma_seconds(const MachineCosts& m, long long bytes);
+// shm's direct knobs for P ranks: the smallest block that one CMA read (or,
+// where CMA is not allowed, a message on the node link) moves faster than
+// two copies through the segment, judged on the P-1 blocks a rank moves
+// together (their copies share its caches, so the crossover per block falls
+// as P grows); from = Params::kShmDirectOff where that never happens.
+struct ShmDirect {
+  long long from;
+  bool cma;
+};
+ShmDirect shm_direct_choice(const MachineCosts& m, int P);
 
 struct MachineModel : MachineCosts {
   Library library = Library::other;
@@ -113,15 +144,21 @@ struct LibraryChoice {
 LibraryChoice library_alltoall(Library library, int P, long long block_bytes);
 LibraryChoice library_alltoallv(Library library, int P);
 
-// What auto runs on the model's ranking.  Native, unless the cheapest other
-// candidate costs at most kNativeMargin of native's time with `extra`
-// seconds added (alltoallv: the size allreduce its choice needs): the
-// margin absorbs the model's error where being wrong costs time against the
-// MPI library.  On an oversubscribed machine rounds cost scheduling slices
-// the model does not know, so only one-round algorithms are run: native if
-// the library's own is one, else the cheapest one-round candidate.
+// What auto runs on the model's ranking, untried.  Native, unless the
+// cheapest other candidate costs at most kNativeMargin of native's time
+// with `extra` seconds added (alltoallv: the size allreduce its choice
+// needs): the margin absorbs the model's error where being wrong costs time
+// against the MPI library and no trial checks it (A2A_AUTO_TRIAL=off).
 constexpr double kNativeMargin = 0.8;
-std::string model_pick(const std::vector<CostedSpec>& ranked, bool oversubscribed, double extra = 0);
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0);
+
+// What auto times on the application's own calls before it commits
+// (select/trial.hpp): the model's pick first, then native, then the
+// cheapest other candidate where it is modelled within kTrialClose of the
+// pick (of native, where native is the pick).  Native alone: nothing else
+// is close enough to be worth a call.
+constexpr double kTrialClose = 1.25;
+std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
 
 // One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).
 double model_allreduce(const ModelLayout& layout, const MachineModel& m);
@@ -139,8 +176,15 @@ std::vector<int> candidate_radices(int P);
 // "alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=...,beta_inter=...,overhead=...,copy=...[,persistent=...]"
 // (A2A_COST_MODEL): fills the keys given, sets `given` bits (1 << key index,
 // in that order); false with a message on anything else.  The first six
-// (kAllCostKeys) are a whole model; persistent and flag are 0 unless given.
+// (kAllCostKeys) are a whole model; persistent, flag, round, flag_round are
+// 0 unless given; shm_copy and cma (seconds per byte) set every measured
+// size of seg and cma.
 bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error);
+// m as A2A_COST_MODEL's scalar keys, then shm's copy curves in microseconds
+// per block size ("; shm segment 16K:1.2 64K:4.8 ...; cma ...").
+std::string describe_costs(const MachineCosts& m);
+// The keys set in `keys` (parse_cost_model's `given`) copied from `given` into m.
+void apply_cost_keys(MachineCosts& m, const MachineCosts& given, unsigned keys);
 constexpr unsigned kAllCostKeys = 0x3f;
 
 }  // namespace a2a::detail

@@ -100,7 +100,17 @@ const std::vector<AlgorithmInfo>& algorithms() {
                  "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
                  [](Params& p, long long v) { p.chunk = v; })};
   static const char* shm_summary =
-      "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait";
+      "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait; "
+      "large blocks straight from buffer to buffer (CMA or messages)";
+  static const std::vector<ParamInfo> shm_knobs = {
+      {"direct", KnobKind::bytes_auto, "auto",
+       "smallest block (bytes; K, M, G) read straight from the sender's buffer instead of through the segment; "
+       "auto: the measured crossover; off: never",
+       [](Params& p, long long v) { p.shm_direct = v; }, 0, 1LL << 62, {}, true},
+      {"via", KnobKind::choice, "auto", "how direct blocks travel: cma (one copy, process_vm_readv), p2p (messages); "
+       "auto: the measured cheaper one where CMA is allowed",
+       [](Params& p, long long v) { p.shm_via = static_cast<Params::ShmVia>(v); }, 0, 0, {"auto", "cma", "p2p"}, true,
+       false}};
   static const char* ipc_summary =
       "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
@@ -133,7 +143,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"cuda-ipc", Collective::alltoall, ipc_summary, ipc, cuda_ipc_host, nullptr, "spread-out", kNeedsDevice},
       {"clustered", Collective::alltoall, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {intra_knob()},
        clustered, nullptr, nullptr, kNeedsNodes, cost_clustered},
-      {"shm", Collective::alltoall, shm_summary, {}, shm, nullptr, "spread-out", kNeedsOneNode, cost_shm, false},
+      {"shm", Collective::alltoall, shm_summary, shm_knobs, shm, nullptr, "spread-out", kNeedsOneNode, cost_shm, false},
       {"native", Collective::alltoallv, "the MPI library's own MPI_Alltoallv", {}},
       {"linear", Collective::alltoallv, "Open MPI basic linear: all Irecv, then all Isend, one wait", {}, nullptr,
        linear},
@@ -163,7 +173,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
        nullptr, clustered, nullptr, kNeedsNodes, cost_clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
        {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna, nullptr, kNeedsNothing, cost_tuna},
-      {"shm", Collective::alltoallv, shm_summary, {}, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm, false},
+      {"shm", Collective::alltoallv, shm_summary, shm_knobs, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm, false},
       {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out", kNeedsDevice},
   };
   return table;
@@ -195,7 +205,7 @@ std::vector<std::string> sweep(const AlgorithmInfo& a, const SweepValues& values
   std::vector<std::string> specs = {""};  // knob settings so far, non-default ones only
   for (const ParamInfo& p : a.params) {
     std::vector<std::string> own;
-    if (p.kind == KnobKind::choice) own = p.choices;
+    if (p.kind == KnobKind::choice && p.swept) own = p.choices;
     if (p.kind == KnobKind::radix) own = values.radix;
     if (p.kind == KnobKind::intra_radix) own = values.intra;
     if (p.kind == KnobKind::inter_radix) own = values.inter;
@@ -298,6 +308,13 @@ std::string parse_knob(const ParamInfo& p, const std::string& value, int P, long
       if (!parse_int(value, v) || v < p.lo || v > p.hi)
         return "an integer from " + std::to_string(p.lo) + " to " + std::to_string(p.hi);
       return "";
+    case KnobKind::bytes_auto:
+      if (value == "auto") return v = Params::kShmDirectAuto, "";
+      if (value == "off") return v = Params::kShmDirectOff, "";
+      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
+        return "auto, off or a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
+               " (digits with an optional K, M or G)";
+      return "";
     case KnobKind::bytes:
       if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
         return "a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
@@ -345,6 +362,7 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
     out.canonical += sep + std::string(p.key) + "=" + shown;
     sep = ",";
   }
+  out.machine_knobs = (spec.name == "shm" || out.params.intra_shm) && out.params.machine_knobs();
   return MPI_SUCCESS;
 }
 

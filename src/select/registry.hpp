@@ -17,6 +17,7 @@ enum class KnobKind {
   inter_radix,   // the same among the N nodes
   integer,       // an integer in [lo, hi]
   bytes,         // a byte count with an optional K, M or G, in [lo, hi]
+  bytes_auto,    // the same, or "auto" (stored -1: the machine's measured value) or "off" (stored LLONG_MAX)
   choice,        // one of `choices`; the index is stored
 };
 
@@ -29,6 +30,7 @@ struct ParamInfo {
   long long lo = 0, hi = 0;          // integer, bytes
   std::vector<std::string> choices;  // choice
   bool quiet_default = false;  // left out of the canonical name at its default (knobs added later)
+  bool swept = true;           // choice knobs: sweeps take every choice (else only the default)
 };
 
 enum class Collective { alltoall, alltoallv };
@@ -89,6 +91,10 @@ struct Resolved {
   const AlgorithmInfo* info = nullptr;
   Params params;
   std::string canonical;  // e.g. "tra:radix=4", with every knob's value as run
+  // Knobs the machine's measurements decide (shm's direct path, Params::
+  // machine_knobs) are still "auto": the front end resolves them
+  // (resolve_machine_knobs) before the algorithm runs.
+  bool machine_knobs = false;
 };
 
 // Parses and validates `text` (syntax cached per distinct string) and

@@ -19,10 +19,22 @@
 // alternating so that copying a piece in overlaps peers copying the last
 // one out (pipelined; faster than whole-call halves at MiB blocks, the
 // pieces staying in cache).  Alltoallv learns the largest block of any rank
-// from the first exchange's `largest` words (no allreduce) and grows the
-// segment (collectively) towards whole blocks up to the limit.
+// from the first exchange's `largest` words (no allreduce).  The halves are
+// made whole on first use (pages are touched only as data needs them), so
+// no later call pays for a larger segment.
+// Direct blocks: a block of at least `direct` bytes (knob; auto: the
+// crossover the machine model measured, where one copy beats two) skips the
+// segment.  via=cma: the receiver reads it from the sender's buffer with
+// process_vm_readv (Linux CMA; one copy, as the MPI library's single-copy
+// path), after which it raises `done`, which the sender waits for before it
+// returns (its buffer is the user's again); usable where every rank may
+// read every other's memory (probed once per segment: ptrace permission,
+// Yama).  via=p2p: the block is a message on a2a's private communicator
+// (the library's own single copy, XPMEM or KNEM where it has them).
+// Sender and receiver tell direct blocks from the block's size alike.
 // K = one exchange per piece (1 below the limit), D = P-1 blocks, each
-// copied twice: cost 2(P-1)n*copy + one flag wait per piece.  Memory: per
+// copied twice through the segment or once directly: cost 2(P-1)n*copy +
+// one flag wait per piece, or (P-1) CMA reads + a second flag wait.  Memory: per
 // rank two halves of at most min(kShmHalf, A2A_SCRATCH_LIMIT) bytes, plus
 // 24 bytes and 32 per rank of control; reported in temp_bytes.  Falls back
 // to spread-out where not every rank shares memory with every other, where
@@ -33,6 +45,11 @@
 // phase of a node-aware algorithm (shm_phase) its fallback also takes
 // intra=shm out of the stats name.  No knobs.
 #include <sched.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
 
 #include <algorithm>
 #include <cstdio>
@@ -57,6 +74,8 @@ struct ShmState {
   std::vector<char*> part;  // each rank's part, mapped here
   unsigned long long exchange = 0;  // the last exchange this rank took part in
   std::vector<size_t> out_off;
+  bool probed = false;  // CMA tried (once, on the first segment)
+  bool cma = false;     // every rank may read every other's memory (process_vm_readv)
 };
 
 void ShmStateFree::operator()(ShmState* s) const {
@@ -79,40 +98,83 @@ using Word = unsigned long long;
 Word load(const char* part, size_t at) { return __atomic_load_n(reinterpret_cast<const Word*>(part + at), __ATOMIC_ACQUIRE); }
 void store(char* part, size_t at, Word v) { __atomic_store_n(reinterpret_cast<Word*>(part + at), v, __ATOMIC_RELEASE); }
 
-// Until every peer's `ready` reaches exchange e: spin, then yield the core.
-void wait_ready(const ShmState& s, int me, Word e, bool oversubscribed) {
+// Until peer p's word at `at` reaches exchange e: spin, then yield the core.
+void wait_word(const ShmState& s, int p, size_t at, Word e, bool oversubscribed) {
   const int spins = oversubscribed ? 16 : 4000;
-  for (int p = 0; p < static_cast<int>(s.part.size()); ++p) {
-    if (p == me) continue;
-    for (int i = 0; load(s.part[static_cast<size_t>(p)], s.layout.ready) < e; ++i)
-      if (i >= spins) sched_yield();
-  }
+  for (int i = 0; load(s.part[static_cast<size_t>(p)], at) < e; ++i)
+    if (i >= spins) sched_yield();
 }
 
-// (Re)makes the segment with halves of at least `need` data bytes: collective
-// over the node, after every peer has finished reading the old one.
-int make_segment(ShmState& s, int P, size_t need) {
-  if (s.win != MPI_WIN_NULL) {
-    if (const int rc = MPI_Barrier(s.node)) return rc;  // nobody still reads the old parts
-    MPI_Win_unlock_all(s.win);
-    if (const int rc = MPI_Win_free(&s.win)) return rc;
+// Until every peer's `ready` reaches exchange e.
+void wait_ready(const ShmState& s, int me, Word e, bool oversubscribed) {
+  for (int p = 0; p < static_cast<int>(s.part.size()); ++p)
+    if (p != me) wait_word(s, p, s.layout.ready, e, oversubscribed);
+}
+
+// `bytes` from address `from` of process `pid` to `to` (CMA): MPI_SUCCESS,
+// or MPI_ERR_OTHER where the kernel refused or the range was not mapped.
+int cma_read(long long pid, char* to, unsigned long long from, size_t bytes) {
+#ifdef A2A_SMPI
+  (void)pid, (void)to, (void)from, (void)bytes;
+  return MPI_ERR_OTHER;
+#else
+  while (bytes > 0) {
+    const size_t n = std::min(bytes, size_t{1} << 30);
+    iovec local{to, n}, remote{reinterpret_cast<void*>(from), n};
+    const ssize_t got = process_vm_readv(static_cast<pid_t>(pid), &local, 1, &remote, 1, 0);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) return MPI_ERR_OTHER;
+    to += got, from += static_cast<unsigned long long>(got), bytes -= static_cast<size_t>(got);
   }
-  s.capacity = schedule::shm_capacity(need, schedule::shm_half_limit(config().scratch_limit));
+  return MPI_SUCCESS;
+#endif
+}
+
+// Whether every rank may read every other's memory with CMA (ptrace
+// permission: same user, Yama's ptrace_scope, seccomp): each reads every
+// peer's `pid` word through the kernel and compares it with the mapping;
+// agreed by one allreduce.  Collective over the node, once.
+int probe_cma(ShmState& s, int me) {
+  int ok = 1;
+  for (int p = 0; p < static_cast<int>(s.part.size()); ++p) {
+    if (p == me) continue;
+    const char* part = s.part[static_cast<size_t>(p)];
+    long long seen = 0;
+    ok &= cma_read(static_cast<long long>(load(part, s.layout.pid)), reinterpret_cast<char*>(&seen),
+                   load(part, s.layout.self) + s.layout.pid, sizeof seen) == MPI_SUCCESS &&
+          seen == static_cast<long long>(load(part, s.layout.pid));
+  }
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s.node)) return rc;
+  s.cma = ok == 1;
+  s.probed = true;
+  return MPI_SUCCESS;
+}
+
+// Makes the segment with halves of `half` data bytes: collective over the node.
+int make_segment(ShmState& s, int P, size_t half) {
+  s.capacity = half;
   s.layout = schedule::shm_layout(P, s.capacity);
   char* mine = nullptr;
   int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(s.layout.total), 1, MPI_INFO_NULL, s.node, &mine, &s.win);
   if (rc != MPI_SUCCESS) return rc;
   if ((rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, s.win))) return rc;
   s.part.assign(static_cast<size_t>(P), nullptr);
+  int me = 0;
+  MPI_Comm_rank(s.node, &me);
   for (int p = 0; p < P; ++p) {
     MPI_Aint size = 0;
     int unit = 0;
     if ((rc = MPI_Win_shared_query(s.win, p, &size, &unit, &s.part[static_cast<size_t>(p)]))) return rc;
   }
   store(mine, s.layout.ready, 0);
+  store(mine, s.layout.done, 0);
+  store(mine, s.layout.pid, static_cast<Word>(getpid()));
+  store(mine, s.layout.self, static_cast<Word>(reinterpret_cast<uintptr_t>(s.part[static_cast<size_t>(me)])));
   s.exchange = 0;
   MPI_Win_sync(s.win);
-  return MPI_Barrier(s.node);  // every part's words are zero before anyone reads them
+  if ((rc = MPI_Barrier(s.node))) return rc;  // every part's words are set before anyone reads them
+  if (!s.probed) return probe_cma(s, me);
+  return MPI_SUCCESS;
 }
 
 // Segments kept for the process's life, one per group of ranks (world ranks
@@ -189,38 +251,90 @@ int state_of(CommContext& ctx, ShmState*& out) {
 
 using schedule::ShmPiece;
 
+// How this call's direct blocks travel: blocks of at least `from` bytes
+// (schedule::shm_direct), read with CMA or sent as messages.
+struct Direct {
+  long long from = Params::kShmDirectOff;
+  bool cma = false;
+  bool takes(size_t bytes) const { return schedule::shm_direct(bytes, from); }
+};
+
+// The knobs as this segment allows them (the same on every rank: the probe
+// is agreed): CMA where asked (or auto) and allowed, else messages.
+Direct direct_of(const Params& prm, const ShmState& s) {
+  Direct d;
+  if (prm.shm_direct == Params::kShmDirectAuto) return d;  // unresolved: off
+  d.from = prm.shm_direct;
+  d.cma = s.cma && prm.shm_via != Params::ShmVia::p2p;
+  return d;
+}
+
 // Where destination d's piece goes in this rank's half.
-void plan_part(const UniformCall& c, ShmState& s, ShmPiece k) {
+void plan_part(const UniformCall& c, ShmState& s, ShmPiece k, const Direct&) {
   s.out_off.resize(static_cast<size_t>(c.P()));
   for (int d = 0; d < c.P(); ++d) s.out_off[static_cast<size_t>(d)] = static_cast<size_t>(d) * k.len;
 }
-void plan_part(const VarCall& c, ShmState& s, ShmPiece k) {
-  schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, s.out_off);
+void plan_part(const VarCall& c, ShmState& s, ShmPiece k, const Direct& dir) {
+  schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, dir.from, s.out_off);
 }
 
 // One exchange through the segment: piece k of every block, published in
-// the half of exchange e with `largest` (this rank's largest block, which
-// alltoallv's later pieces depend on).  Peers are out of that half, used
-// two exchanges ago: each raised its `ready` of the last exchange, which
-// this rank saw, only after it had copied out everything of the one before.
-// A piece larger than the receive block is a truncation, reported after
-// the call's last exchange (peers still wait for this rank's pieces).
+// the half of exchange e with `largest` (this rank's largest block through
+// the segment, which alltoallv's later pieces depend on).  Peers are out of
+// that half, used two exchanges ago: each raised its `ready` of the last
+// exchange, which this rank saw, only after it had copied out everything of
+// the one before.  The first exchange (k.off 0) also moves the direct
+// blocks whole: their addresses published with the pieces and read with
+// CMA, after which this rank waits for the readers of its own direct blocks
+// (their `done`); or messages posted before and completed after.  A piece
+// larger than the receive block is a truncation, reported after the call's
+// last exchange (peers still wait for this rank's pieces).
 template <class Call>
-int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
+int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direct& dir) {
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
-  plan_part(c, s, k);
+  const bool first = k.off == 0;
+  plan_part(c, s, k, dir);
   const Word e = s.exchange + 1;
   char* mine = s.part[static_cast<size_t>(me)];
+  int err = MPI_SUCCESS;
+  const auto note = [&err](int rc) {
+    if (rc != MPI_SUCCESS && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) err = rc;
+  };
+  Requests messages(first && !dir.cma ? static_cast<size_t>(2 * P) : 0);
+  bool sends_direct = false;
+  if (first && !dir.cma)  // messages for the direct blocks, posted before the copies
+    for (int p = 0; p < P; ++p) {
+      if (p == me) continue;
+      if (dir.takes(c.recv_bytes(p))) messages.recv(c.recv_block(p), c.recv_bytes(p), p, c.comm());
+      if (dir.takes(c.send_bytes(p))) messages.send(c.send_block(p), c.send_bytes(p), p, c.comm(), c.stats);
+    }
   auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
   for (int d = 0; d < P; ++d) {
     if (d == me) continue;
-    const size_t at = s.out_off[static_cast<size_t>(d)], bytes = k.of(c.send_bytes(d));
+    const size_t block = c.send_bytes(d);
+    if (dir.takes(block)) {
+      sends_direct = sends_direct || (first && dir.cma);
+      if constexpr (varying) {
+        table[2 * d] = static_cast<long long>(reinterpret_cast<uintptr_t>(c.send_block(d)));
+        table[2 * d + 1] = static_cast<long long>(first ? block : 0) | schedule::kShmDirectBit;
+      }
+      continue;
+    }
+    const size_t at = s.out_off[static_cast<size_t>(d)], bytes = k.of(block);
     if constexpr (varying) {  // alltoall's places follow from the piece: no table to read
       table[2 * d] = static_cast<long long>(at);
       table[2 * d + 1] = static_cast<long long>(bytes);
     }
     copy_bytes(mine + s.layout.data_at(e) + at, c.send_block(d) + k.off, bytes);
+  }
+  if constexpr (!varying) {
+    if (first && dir.cma && dir.takes(c.bs)) {
+      auto* words = reinterpret_cast<Word*>(mine + s.layout.direct_at(e));
+      words[0] = static_cast<Word>(reinterpret_cast<uintptr_t>(c.send));
+      words[1] = static_cast<Word>(c.sstride);
+      words[2] = static_cast<Word>(c.bs);
+    }
   }
   __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
                    __ATOMIC_RELAXED);
@@ -228,27 +342,49 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest) {
   store(mine, s.layout.ready, e);
   wait_ready(s, me, e, c.ctx.oversubscribed);
   MPI_Win_sync(s.win);
-  int err = MPI_SUCCESS;
   for (int p = 0; p < P; ++p) {
     if (p == me) continue;
     const char* peer = s.part[static_cast<size_t>(p)];
-    size_t at = static_cast<size_t>(me) * k.len, bytes = k.of(c.recv_bytes(p));
+    const size_t block = c.recv_bytes(p);
+    const bool direct = dir.takes(block);
+    size_t at = static_cast<size_t>(me) * k.len, bytes = k.of(block);
+    unsigned long long address = 0;
     if constexpr (varying) {
       const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
-      at = static_cast<size_t>(from[2 * me]);
-      if (static_cast<size_t>(from[2 * me + 1]) > bytes) {
-        err = MPI_ERR_TRUNCATE;
+      const long long word = from[2 * me + 1];
+      const size_t sent = static_cast<size_t>(word & ~schedule::kShmDirectBit);
+      if (direct != ((word & schedule::kShmDirectBit) != 0) || sent > (direct ? block : bytes)) {
+        note(MPI_ERR_TRUNCATE);  // the two sides disagree on the block's size
         continue;
       }
-      bytes = static_cast<size_t>(from[2 * me + 1]);
+      at = static_cast<size_t>(from[2 * me]);
+      address = static_cast<unsigned long long>(from[2 * me]);
+      bytes = sent;
+    } else if (direct && first && dir.cma) {
+      const auto* words = reinterpret_cast<const Word*>(peer + s.layout.direct_at(e));
+      if (words[2] != block) {
+        note(MPI_ERR_TRUNCATE);
+        continue;
+      }
+      address = words[0] + static_cast<unsigned long long>(me) * words[1];
     }
-    copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + at, bytes);
+    if (!direct) {
+      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + at, bytes);
+    } else if (first && dir.cma) {
+      note(cma_read(static_cast<long long>(load(peer, s.layout.pid)), c.recv_block(p), address, varying ? bytes : block));
+    }
   }
   ++s.exchange;
+  if (first && dir.cma) store(mine, s.layout.done, e);  // also where the sizes disagreed: no sender waits forever
+  if (sends_direct)  // the readers of this rank's direct blocks are through
+    for (int d = 0; d < P; ++d)
+      if (d != me && dir.takes(c.send_bytes(d))) wait_word(s, d, s.layout.done, e, c.ctx.oversubscribed);
+  if (first && !dir.cma) note(messages.wait_all());
   return err;
 }
 
-// The largest block of any rank in the exchange just made (alltoallv).
+// The largest block through the segment of any rank in the exchange just
+// made (alltoallv).
 size_t largest_published(const ShmState& s) {
   size_t m = 0;
   for (const char* part : s.part) m = std::max<size_t>(m, load(part, s.layout.largest_at(s.exchange)));
@@ -256,7 +392,7 @@ size_t largest_published(const ShmState& s) {
 }
 
 template <class Call>
-Result run(const Call& c) {
+Result run(const Call& c, const Params& prm) {
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   c.copy_self();
@@ -266,35 +402,35 @@ Result run(const Call& c) {
   // Several nodes, real or laid out (A2A_NODE_SIZE and the like): the
   // registry's fallback, which the stats name.
   if (!s->usable || c.ctx.topology.nodes() > 1) return Result::fallback();
+  const Direct dir = direct_of(prm, *s);
+  if (!dir.cma && dir.from != Params::kShmDirectOff)
+    if (const int rc = c.ctx.open_private()) return rc;  // direct blocks as messages (every rank alike)
+  // Whole halves from the first call: no later call pays a re-made segment.
   const size_t half = schedule::shm_half_limit(config().scratch_limit);
-  // Alltoall knows every block's size; alltoallv starts with pieces the
-  // segment holds and learns the largest block from the first exchange.
-  ShmPiece k{0, schedule::shm_piece_len(varying ? half : c.send_bytes(0), P, half)};
-  if (k.len == 0) return Result::fallback();  // not a line per rank under A2A_SCRATCH_LIMIT
-  const size_t want = static_cast<size_t>(P) * k.len;
-  if (s->win == MPI_WIN_NULL || (!varying && want > s->capacity))
-    if (const int rc = make_segment(*s, P, varying ? static_cast<size_t>(P) * schedule::kShmLine : want)) return rc;
-  if (varying) k.len = schedule::shm_piece_len(half, P, s->capacity);
+  if (s->win == MPI_WIN_NULL)
+    if (const int rc = make_segment(*s, P, half)) return rc;
+  // Alltoall knows every block's size; alltoallv starts with pieces of the
+  // half's share and learns the largest block through the segment from the
+  // first exchange.
+  const size_t through = varying ? s->capacity : dir.takes(c.send_bytes(0)) ? 0 : c.send_bytes(0);
+  ShmPiece k{0, schedule::shm_piece_len(through, P, s->capacity)};
+  if (k.len == 0 && through > 0) return Result::fallback();  // not a line per rank under A2A_SCRATCH_LIMIT
   size_t largest = 0;
   long long sent = 0;
   for (int d = 0; d < P; ++d)
     if (d != me) {
-      largest = std::max(largest, c.send_bytes(d));
-      sent += static_cast<long long>(c.send_bytes(d));
+      const bool direct = dir.takes(c.send_bytes(d));
+      if (!direct) largest = std::max(largest, c.send_bytes(d));
+      if (!direct || dir.cma) sent += static_cast<long long>(c.send_bytes(d));  // messages count their own
     }
-  int err = exchange(c, *s, k, largest);
+  int err = exchange(c, *s, k, largest, dir);
   size_t exchanges = 1;
-  const size_t M = varying ? largest_published(*s) : c.send_bytes(0);  // the same on every rank
+  const size_t M = varying ? largest_published(*s) : through;  // the same on every rank
   if (M > k.len) {
     k.off = k.len;
-    if constexpr (varying) {  // grow towards pieces of whole blocks, up to the half limit
-      const size_t len = schedule::shm_piece_len(M, P, half);
-      if (static_cast<size_t>(P) * len > s->capacity)
-        if (const int rc = make_segment(*s, P, static_cast<size_t>(P) * len)) return rc;
-      k.len = schedule::shm_piece_len(M, P, s->capacity);
-    }
+    if constexpr (varying) k.len = schedule::shm_piece_len(M, P, s->capacity);  // whole blocks where they fit
     for (; k.off < M; k.off += k.len, ++exchanges)
-      if (const int rc = exchange(c, *s, k, largest); rc && !err) err = rc;
+      if (const int rc = exchange(c, *s, k, largest, dir); rc && !err) err = rc;
   }
   c.stats.rounds += static_cast<long long>(exchanges);
   c.stats.blocks_sent += P - 1;
@@ -313,13 +449,13 @@ void shm_forget_kept() {
   }
 }
 
-Result shm(const UniformCall& c, const Params&) { return run(c); }
-Result shm(const VarCall& c, const Params&) { return run(c); }
+Result shm(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Result shm(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 namespace {
 template <class Call>
-Result phase(const Call& c) {
-  const Result r = run(c);
+Result phase(const Call& c, const Params& prm) {
+  const Result r = run(c, prm);
   if (r.fell_back()) {
     const std::string name = schedule::name_without_intra_shm(c.stats.algorithm);
     std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "%s", name.c_str());
@@ -329,7 +465,7 @@ Result phase(const Call& c) {
 }
 }  // namespace
 
-Result shm_phase(const UniformCall& c, const Params&) { return phase(c); }
-Result shm_phase(const VarCall& c, const Params&) { return phase(c); }
+Result shm_phase(const UniformCall& c, const Params& prm) { return phase(c, prm); }
+Result shm_phase(const VarCall& c, const Params& prm) { return phase(c, prm); }
 
 }  // namespace a2a::detail

@@ -7,6 +7,7 @@
 // Both offer send_block/send_bytes/recv_block/recv_bytes, so algorithms that
 // need nothing else (the linear family) are written once for both.
 #pragma once
+#include <climits>
 #include <cstddef>
 #include <cstring>
 
@@ -54,6 +55,15 @@ struct Params {
   // cuda-ipc: copy path and the hybrid's thresholds (block bytes), staged chunk bytes
   schedule::GpuPathMode gpu_path = schedule::GpuPathMode::hybrid;
   long long ipc_threshold = 4096, memcpy_threshold = 512 * 1024, chunk = 1 << 20;
+  // shm (and the intra=shm phases): blocks of at least shm_direct bytes skip
+  // the segment and go straight from the sender's buffer to the receiver's,
+  // by shm_via; kShmDirectAuto and ShmVia::automatic are the machine's
+  // measured crossover and cheaper path, resolved by the front end before
+  // the call (front/execute.cpp), read as "off" where they were not.
+  static constexpr long long kShmDirectAuto = -1, kShmDirectOff = LLONG_MAX;
+  long long shm_direct = kShmDirectAuto;
+  enum class ShmVia { automatic, cma, p2p } shm_via = ShmVia::automatic;
+  bool machine_knobs() const { return shm_direct == kShmDirectAuto || shm_via == ShmVia::automatic; }
 };
 
 struct UniformCall {

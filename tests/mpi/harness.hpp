@@ -131,12 +131,20 @@ inline std::vector<int> radices_for(int P) {
 
 // Every host row of the registry at every knob choice, at radices_for(P)
 // and auto, then `extra` (auto, settings the sweep leaves at defaults).
+// shm's direct paths, which its default takes only where the machine's
+// measurements say: every block direct (CMA; messages), and blocks from 64
+// bytes (a workload's small blocks through the segment, its large ones not).
+inline std::vector<std::string> shm_direct_specs() {
+  return {"shm:direct=0,via=cma", "shm:direct=0,via=p2p", "shm:direct=64,via=cma", "shm:direct=64,via=p2p"};
+}
+
 inline std::vector<std::string> registry_specs(a2a::detail::Collective coll, int P,
                                                std::initializer_list<std::string> extra) {
   auto radices = a2a::detail::radix_values(radices_for(P));
   radices.push_back("auto");
   auto s = a2a::detail::sweep(coll, a2a::detail::kAnyHostLayout, {radices, {}, {}});
   s.insert(s.end(), extra);
+  for (const auto& d : shm_direct_specs()) s.push_back(d);
   return s;
 }
 
@@ -159,7 +167,8 @@ inline int nodes_of(MPI_Comm comm) { return std::stoi(a2a::layout(comm)); }
 inline Expected expected_stats(const std::string& spec, int P, int nodes = 1) {
   namespace s = a2a::detail::schedule;
   const long long lin = P - 1;
-  if (spec == "shm" && nodes > 1) return {"spread-out", lin, lin};  // refused: the registry's fallback
+  const bool shm = spec == "shm" || spec.rfind("shm:", 0) == 0;
+  if (shm && nodes > 1) return {"spread-out", lin, lin};  // refused: the registry's fallback
   if (layout_dependent(spec)) return {spec, -1, -1};
   if (spec.rfind("tra", 0) == 0) {
     long long r = 2;
@@ -177,7 +186,7 @@ inline Expected expected_stats(const std::string& spec, int P, int nodes = 1) {
     if (spec != "bruck-zero-rotation" && spec.find(':') == std::string::npos) canon += ":dt=0";
     return {canon, s::tra_rounds_closed(P, 2), s::tra_blocks_closed(P, 2)};
   }
-  if (spec == "shm") return {spec, P > 1 ? 1 : 0, lin};  // one flag wait, P-1 blocks copied
+  if (shm) return {spec, P > 1 ? 1 : 0, lin};  // one flag wait, P-1 blocks copied or read
   if (spec == "scattered") return {"scattered:block=" + std::to_string(a2a::detail::Params{}.block), lin, lin};
   return {spec, lin, lin};
 }

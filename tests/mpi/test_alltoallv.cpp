@@ -338,12 +338,14 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
 
 // shm's segment across calls on one communicator: block sizes growing,
 // shrinking and growing again, alltoall and alltoallv alternating, and
-// alltoallv parts of very different sizes (one rank sends 16x more), so
-// that the segment is re-made from the published largest blocks and
-// reused between, and blocks past a half (1 MiB, or A2A_SCRATCH_LIMIT in
-// the .shm_limit run) go in pieces.  Every int encodes (source,
-// destination, index); gaps between the receive blocks stay untouched.
-TEST(Alltoallv, ShmSegmentGrowsShrinksAndGoesInPieces) {
+// alltoallv parts of very different sizes (one rank sends 16x more), with
+// every block through the segment (direct=off), where blocks past a half
+// (1 MiB, or A2A_SCRATCH_LIMIT in the .shm_limit run) go in pieces; and
+// with blocks from 4 KiB read straight from the sender's buffer (CMA) or
+// sent as messages, where the alltoallv parts mix both paths in one call.
+// Every int encodes (source, destination, index); gaps between the receive
+// blocks stay untouched; the segment never outgrows its two halves.
+TEST(Alltoallv, ShmSegmentPiecesAndDirectBlocks) {
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   const int P = size_of(comm);
@@ -352,78 +354,85 @@ TEST(Alltoallv, ShmSegmentGrowsShrinksAndGoesInPieces) {
   auto code = [](int s, int d, long long j) { return static_cast<int>((s * 97 + d) * 100003 + j % 100003); };
   namespace sch = a2a::detail::schedule;
   const size_t half = sch::shm_half_limit(a2a::detail::config().scratch_limit);
-  long long biggest_temp = 0, most_rounds = 0;
-  for (int n : {1, 3, 1000, 7, 0, 70000, 2, 4000, 5}) {
-    for (bool v : {false, true}) {
-      // alltoallv: rank s sends n ints to each peer, rank 1 16n (the big part).
-      auto count = [&](int s) { return v ? n * (s == 1 ? 16 : 1) : n; };
-      std::vector<int> scounts(P), sdispls(P), rcounts(P), rdispls(P);
-      int sat = 0, rat = 0;
-      for (int d = 0; d < P; ++d) {
-        scounts[d] = count(me);
-        sdispls[d] = sat;
-        sat += scounts[d] + 1;  // a gap after every block
-        rcounts[d] = count(d);
-        rdispls[d] = rat;
-        rat += rcounts[d] + 1;
-      }
-      std::vector<int> send(static_cast<size_t>(sat) + 1), recv(static_cast<size_t>(rat) + 1, -7);
-      for (int d = 0; d < P; ++d)
-        for (int j = 0; j < scounts[d]; ++j) send[sdispls[d] + j] = code(me, d, j);
-      const std::string what = (v ? "alltoallv n=" : "alltoall n=") + std::to_string(n);
-      int rc;
-      if (v) {
-        rc = A2A_Alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, recv.data(), rcounts.data(),
-                           rdispls.data(), MPI_INT, comm, "shm");
-      } else {  // contiguous blocks of n ints
-        std::vector<int> s2(static_cast<size_t>(n) * P), r2(static_cast<size_t>(n) * P, -7);
-        for (int d = 0; d < P; ++d)
-          for (int j = 0; j < n; ++j) s2[static_cast<size_t>(d) * n + j] = code(me, d, j);
-        rc = A2A_Alltoall(s2.data(), n, MPI_INT, r2.data(), n, MPI_INT, comm, "shm");
-        for (int s = 0; s < P; ++s)
-          for (int j = 0; j < n; ++j) recv[rdispls[s] + j] = r2[static_cast<size_t>(s) * n + j];
-      }
-      ASSERT_EQ(rc, MPI_SUCCESS) << what << ": " << a2a::last_error_message();
-      long long wrong = 0;
-      for (int s = 0; s < P; ++s) {
-        for (int j = 0; j < rcounts[s]; ++j) wrong += recv[rdispls[s] + j] != code(s, me, j);
-        wrong += v && recv[rdispls[s] + rcounts[s]] != -7;  // the gap
-      }
-      EXPECT_EQ(wrong, 0) << what;
-      A2A_Stats st;
-      A2A_Last_stats(&st);
-      // Whole blocks while P of them fit in a half, else pieces of the half
-      // (alltoallv's first exchange may carry a smaller one).
-      long long M = 0;
-      for (int s = 0; s < P; ++s) M = std::max<long long>(M, 4LL * count(s));
-      const size_t len = sch::shm_piece_len(static_cast<size_t>(M), P, half);
-      const auto pieces = static_cast<long long>(sch::shm_exchanges(static_cast<size_t>(M), len, len));
-      if (P > 1 && n > 0) {
-        EXPECT_STREQ(st.algorithm, "shm") << what;
-        if (v) {
-          EXPECT_GE(st.rounds, pieces) << what;
-          EXPECT_LE(st.rounds, pieces + 1) << what;
-        } else {
-          EXPECT_EQ(st.rounds, pieces) << what;
+  for (const std::string spec : {"shm:direct=off", "shm:direct=4K,via=cma", "shm:direct=4K,via=p2p"}) {
+    const bool direct = spec != "shm:direct=off";
+    long long most_rounds = 0;
+    for (int n : {1, 3, 1000, 7, 0, 70000, 2, 4000, 5}) {
+      for (bool v : {false, true}) {
+        // alltoallv: rank s sends n ints to each peer, rank 1 16n (the big part).
+        auto count = [&](int s) { return v ? n * (s == 1 ? 16 : 1) : n; };
+        std::vector<int> scounts(P), sdispls(P), rcounts(P), rdispls(P);
+        int sat = 0, rat = 0;
+        for (int d = 0; d < P; ++d) {
+          scounts[d] = count(me);
+          sdispls[d] = sat;
+          sat += scounts[d] + 1;  // a gap after every block
+          rcounts[d] = count(d);
+          rdispls[d] = rat;
+          rat += rcounts[d] + 1;
         }
-        EXPECT_LE(st.temp_bytes, static_cast<long long>(sch::shm_layout(P, half).total)) << what << ": bounded";
-        biggest_temp = std::max(biggest_temp, st.temp_bytes);
-        most_rounds = std::max(most_rounds, st.rounds);
+        std::vector<int> send(static_cast<size_t>(sat) + 1), recv(static_cast<size_t>(rat) + 1, -7);
+        for (int d = 0; d < P; ++d)
+          for (int j = 0; j < scounts[d]; ++j) send[sdispls[d] + j] = code(me, d, j);
+        const std::string what = spec + (v ? " alltoallv n=" : " alltoall n=") + std::to_string(n);
+        int rc;
+        if (v) {
+          rc = A2A_Alltoallv(send.data(), scounts.data(), sdispls.data(), MPI_INT, recv.data(), rcounts.data(),
+                             rdispls.data(), MPI_INT, comm, spec.c_str());
+        } else {  // contiguous blocks of n ints
+          std::vector<int> s2(static_cast<size_t>(n) * P), r2(static_cast<size_t>(n) * P, -7);
+          for (int d = 0; d < P; ++d)
+            for (int j = 0; j < n; ++j) s2[static_cast<size_t>(d) * n + j] = code(me, d, j);
+          rc = A2A_Alltoall(s2.data(), n, MPI_INT, r2.data(), n, MPI_INT, comm, spec.c_str());
+          for (int s = 0; s < P; ++s)
+            for (int j = 0; j < n; ++j) recv[rdispls[s] + j] = r2[static_cast<size_t>(s) * n + j];
+        }
+        ASSERT_EQ(rc, MPI_SUCCESS) << what << ": " << a2a::last_error_message();
+        long long wrong = 0;
+        for (int s = 0; s < P; ++s) {
+          for (int j = 0; j < rcounts[s]; ++j) wrong += recv[rdispls[s] + j] != code(s, me, j);
+          wrong += v && recv[rdispls[s] + rcounts[s]] != -7;  // the gap
+        }
+        EXPECT_EQ(wrong, 0) << what;
+        A2A_Stats st;
+        A2A_Last_stats(&st);
+        // Whole blocks while P of them fit in a half, else pieces of the half
+        // (alltoallv's first exchange may carry a smaller one); direct blocks
+        // (from 4 KiB) go whole in the first exchange.
+        long long M = 0;
+        for (int s = 0; s < P; ++s)
+          if (!direct || 4LL * count(s) < 4096) M = std::max<long long>(M, 4LL * count(s));
+        const size_t len = sch::shm_piece_len(static_cast<size_t>(M), P, half);
+        const auto pieces = static_cast<long long>(sch::shm_exchanges(static_cast<size_t>(M), len, len));
+        if (P > 1 && n > 0) {
+          EXPECT_STREQ(st.algorithm, spec.c_str()) << what;
+          if (v) {
+            EXPECT_GE(st.rounds, pieces) << what;
+            EXPECT_LE(st.rounds, pieces + 1) << what;
+          } else {
+            EXPECT_EQ(st.rounds, pieces) << what;
+          }
+          EXPECT_EQ(st.temp_bytes, static_cast<long long>(sch::shm_layout(P, half).total)) << what << ": bounded";
+          most_rounds = std::max(most_rounds, st.rounds);
+        }
       }
     }
-  }
-  if (P > 1) {
-    EXPECT_GT(biggest_temp, static_cast<long long>(sch::shm_layout(P, 4096).total)) << "never grew";
-    EXPECT_GT(most_rounds, 1) << "never went in pieces";
+    if (P > 1) {
+      if (direct) {
+        EXPECT_EQ(most_rounds, 1) << spec << ": the large blocks went direct, whole";
+      } else {
+        EXPECT_GT(most_rounds, 1) << spec << ": never went in pieces";
+      }
+    }
   }
   MPI_Comm_free(&comm);
 }
 
 // Communicators over one group share one shm segment (libraries duplicate
 // communicators per plan; a segment per duplicate would cost more than its
-// calls save): a duplicate's first call reports the segment a sibling grew,
-// calls on the two interleave, and the sibling's segment outlives the
-// communicator that made it.  A communicator over the same ranks in another
+// calls save): a duplicate's first call finds the segment its sibling made,
+// calls on the two interleave, and the segment outlives the communicator
+// that made it.  A communicator over the same ranks in another
 // order, and a sub-communicator, have their own.  Data encode (source,
 // destination, index) throughout.
 TEST(Alltoallv, ShmSegmentSharedByCommunicatorsOverOneGroup) {
@@ -449,26 +458,35 @@ TEST(Alltoallv, ShmSegmentSharedByCommunicatorsOverOneGroup) {
     temp = st.temp_bytes;
     return wrong;
   };
-  const int big = 20000;  // P*80 KB: well past the first segment's 4 KiB
+  const int big = 20000;  // 80 KB blocks
   MPI_Comm a, b, reversed, half;
   MPI_Comm_dup(MPI_COMM_WORLD, &a);
   MPI_Comm_dup(MPI_COMM_WORLD, &b);
   MPI_Comm_split(MPI_COMM_WORLD, 0, P - me, &reversed);
   MPI_Comm_split(MPI_COMM_WORLD, me % 2, me, &half);
-  long long grown = 0, temp = 0;
-  EXPECT_EQ(exchange(a, big, grown), 0);
+  namespace d = a2a::detail;
+  const auto segment = [](MPI_Comm comm) {
+    d::CommContext* ctx = nullptr;
+    EXPECT_EQ(d::get_context(comm, ctx), MPI_SUCCESS);
+    return ctx->shm_state;
+  };
+  long long temp = 0;
+  EXPECT_EQ(exchange(a, big, temp), 0);
   EXPECT_EQ(exchange(b, 1, temp), 0);
-  EXPECT_EQ(temp, grown) << "b's first call: the segment a grew";
+  const auto shared = segment(a);
+  ASSERT_NE(shared, nullptr);
+  EXPECT_EQ(segment(b), shared) << "b's first call: a's segment";
   for (int round = 0; round < 3; ++round) {  // interleaved, sizes changing
     EXPECT_EQ(exchange(a, 1 + round, temp), 0);
     EXPECT_EQ(exchange(b, big - round, temp), 0);
   }
   MPI_Comm_free(&a);
   EXPECT_EQ(exchange(b, 3, temp), 0);
-  EXPECT_EQ(temp, grown) << "the segment outlives the communicator that made it";
+  EXPECT_EQ(segment(b), shared) << "the segment outlives the communicator that made it";
   EXPECT_EQ(exchange(reversed, 2, temp), 0);
-  EXPECT_LT(temp, grown) << "another order: its own segment";
+  EXPECT_NE(segment(reversed), shared) << "another order: its own segment";
   EXPECT_EQ(exchange(half, 2, temp), 0);
+  EXPECT_NE(segment(half), shared) << "a sub-communicator: its own segment";
   MPI_Comm_free(&b);
   MPI_Comm_free(&reversed);
   MPI_Comm_free(&half);

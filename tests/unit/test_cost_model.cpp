@@ -6,6 +6,7 @@
 #include <string>
 
 #include "select/cost_model.hpp"
+#include "uniform/uniform.hpp"
 
 using namespace a2a::detail;
 
@@ -164,29 +165,85 @@ TEST(CostModel, NativeIsTheLibrarysOwnChoice) {
                    std::min({entry(w, "spread-out").seconds, entry(w, "pairwise").seconds, entry(w, "tra:radix=2").seconds}));
 }
 
-// auto runs native unless another candidate is modelled at most
-// kNativeMargin of native's time (with the size allreduce for alltoallv);
-// oversubscribed, one-round algorithms only, shm first on one node.
-TEST(CostModel, PickRule) {
+// Untried, auto runs native unless another candidate is modelled at most
+// kNativeMargin of native's time (with the size allreduce for alltoallv).
+// The trial times the pick, native and a close runner-up.
+TEST(CostModel, PickRuleAndTrialCandidates) {
   const std::vector<CostedSpec> close = {{"native", 10, 4}, {"tra:radix=3", 8.5, 3}, {"spread-out", 12, 1}};
-  EXPECT_EQ(model_pick(close, false), "native");
+  EXPECT_EQ(model_pick(close), "native");
+  // Native is the pick, tra within kTrialClose of it: both tried.
+  EXPECT_EQ(trial_candidates(close), (std::vector<std::string>{"native", "tra:radix=3"}));
   const std::vector<CostedSpec> clear = {{"tra:radix=3", 7.9, 3}, {"native", 10, 4}, {"spread-out", 12, 1}};
-  EXPECT_EQ(model_pick(clear, false), "tra:radix=3");
-  EXPECT_EQ(model_pick(clear, false, 0.2), "native");  // the allreduce eats the gain
-  EXPECT_EQ(model_pick(clear, true), "spread-out");    // native's Bruck has 4 rounds
-  const std::vector<CostedSpec> linear = {{"tra:radix=3", 5, 3}, {"native", 10, 1}, {"spread-out", 10, 1}};
-  EXPECT_EQ(model_pick(linear, true), "native");
-  // Open MPI's basic linear pays its persistent requests: spread-out is
-  // modelled cheaper, yet oversubscribed the library's one-round choice stays.
+  EXPECT_EQ(model_pick(clear), "tra:radix=3");
+  EXPECT_EQ(model_pick(clear, 0.2), "native");  // the allreduce eats the gain
+  EXPECT_EQ(trial_candidates(clear), (std::vector<std::string>{"tra:radix=3", "native"}));  // spread-out 1.52x: out
+  const std::vector<CostedSpec> three = {{"shm", 4, 1}, {"tra:radix=3", 4.5, 3}, {"native", 10, 1}};
+  EXPECT_EQ(trial_candidates(three), (std::vector<std::string>{"shm", "native", "tra:radix=3"}));
+  const std::vector<CostedSpec> alone = {{"native", 10, 1}, {"spread-out", 13, 1}};
+  EXPECT_EQ(trial_candidates(alone), (std::vector<std::string>{"native"}));  // nothing worth a call
+  // Open MPI's basic linear pays its persistent requests.
   MachineModel m = flat(2e-6, 1e-10, 1e-6);
   m.library = Library::open_mpi;
   m.persistent = 1e-6;
   const auto v = model_alltoallv(nodes_of({16}), 64, 64, m);
   EXPECT_DOUBLE_EQ(entry(v, "native").seconds, entry(v, "spread-out").seconds + 30e-6);
-  EXPECT_EQ(model_pick(v, true), "shm");  // one node, time-sliced: the shared-memory exchange
-  const auto two = model_alltoallv(nodes_of({8, 8}), 64, 64, m);
-  EXPECT_EQ(model_pick(two, true), "native");  // across nodes no shm: the library's one-round choice stays
   EXPECT_GT(model_allreduce(nodes_of({16}), flat(1, 0, 0)), 3.9);  // 4 rounds of recursive doubling
+}
+
+// Time-sliced ranks: a round measured with every rank taking part costs
+// what a scheduling pass costs, far above a ping-pong's alpha, so one-round
+// algorithms win without a rule saying so; shm's flag round likewise.
+TEST(CostModel, MeasuredRoundsPriceTimeSlicing) {
+  MachineModel m = flat(1e-6, 1e-10, 1e-7, 1e-10);
+  m.library = Library::open_mpi;
+  m.flag = 1e-7;
+  const auto fast = model_alltoall(nodes_of({8}), 64, m);
+  m.round = 50e-6;  // a rank waits for the next to be scheduled
+  m.flag_round = 40e-6;
+  const auto sliced = model_alltoall(nodes_of({8}), 64, m);
+  EXPECT_GT(cost_of(sliced, "tra:radix=2"), 3 * 50e-6);  // 3 rounds, each at least a scheduling pass
+  EXPECT_LT(cost_of(sliced, "spread-out"), 2 * 50e-6);   // one round
+  EXPECT_NEAR(cost_of(sliced, "shm"), 40e-6 + 64 * 1e-10, 1e-6);
+  EXPECT_LT(cost_of(fast, "tra:radix=2"), 10e-6);
+  EXPECT_EQ(best_other(sliced), "shm");
+}
+
+// shm's copies priced from the measured curves, and the direct threshold
+// where one CMA read beats two copies of the rank's P-1 blocks.
+TEST(CostModel, ShmCopiesAndDirectThreshold) {
+  MachineModel m = flat(1e-6, 1e-10, 1e-7, 1e-10);
+  m.flag = 1e-7;
+  // Unknown curves: two copies at `copy`, no CMA.
+  EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 1000), 2e-7);
+  EXPECT_GT(shm_cma_seconds(m, 1000), 1);
+  // Through the segment 0.2 ns/B in cache, 1 ns/B from 256 KiB on; CMA
+  // 2 us + 0.4 ns/B.
+  const double seg[] = {0.2e-9 * 16384, 0.2e-9 * 65536, 1e-9 * 262144, 1e-9 * 1048576};
+  for (int i = 0; i < kShmCopySizes; ++i) {
+    m.seg[i] = seg[i];
+    m.cma[i] = 2e-6 + 0.4e-9 * static_cast<double>(kShmCopyBytes[i]);
+  }
+  EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 8192), 0.2e-9 * 8192);      // proportional below the first size
+  EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 2 << 20), 1e-9 * (2 << 20));  // per byte past the last
+  EXPECT_NEAR(shm_cma_seconds(m, 4096), 2e-6 + 0.4e-9 * 4096, 1e-12);  // the line extended
+  const ShmDirect two = shm_direct_choice(m, 2), eight = shm_direct_choice(m, 8);
+  EXPECT_TRUE(two.cma);
+  // P = 2: a 256 KiB block loses 1 ns/B - 0.4 ns/B in copies, more than the read's 2 us; 64 KiB does not.
+  EXPECT_LE(two.from, 262144);
+  EXPECT_GT(two.from, 65536);
+  EXPECT_LT(eight.from, two.from);  // seven blocks share the caches: smaller blocks already spill
+  // The model's shm cost follows the threshold: a 1 MiB block read once.
+  const double shm_1m = cost_of(model_alltoall(nodes_of({2}), 1 << 20, m), "shm");
+  EXPECT_LT(shm_1m, 1e-9 * (1 << 20));
+  // No CMA: messages on the node link from where they beat the copies.
+  MachineModel no_cma = m;
+  for (double& c : no_cma.cma) c = 0;
+  const ShmDirect p2p = shm_direct_choice(no_cma, 2);
+  EXPECT_FALSE(p2p.cma);
+  EXPECT_LE(p2p.from, 262144);
+  // Copies that always win: never direct.
+  for (int i = 0; i < kShmCopySizes; ++i) m.seg[i] = 0.1e-9 * static_cast<double>(kShmCopyBytes[i]);
+  EXPECT_EQ(shm_direct_choice(m, 4).from, Params::kShmDirectOff);
 }
 
 TEST(CostModel, EnvironmentText) {
@@ -203,6 +260,18 @@ TEST(CostModel, EnvironmentText) {
   ASSERT_TRUE(parse_cost_model("flag=2e-7", m, given, err)) << err;
   EXPECT_DOUBLE_EQ(m.flag, 2e-7);
   EXPECT_EQ(given, 1u << 7);
+  given = 0;
+  ASSERT_TRUE(parse_cost_model("round=3e-5,flag_round=1e-5,shm_copy=1e-9,cma=5e-10", m, given, err)) << err;
+  EXPECT_DOUBLE_EQ(m.round, 3e-5);
+  EXPECT_DOUBLE_EQ(m.flag_round, 1e-5);
+  EXPECT_DOUBLE_EQ(m.seg[1], 1e-9 * 65536);
+  EXPECT_DOUBLE_EQ(m.cma[3], 5e-10 * (1 << 20));
+  MachineModel applied;
+  apply_cost_keys(applied, m, given);
+  EXPECT_DOUBLE_EQ(applied.round, 3e-5);
+  EXPECT_DOUBLE_EQ(applied.seg[2], m.seg[2]);
+  EXPECT_DOUBLE_EQ(applied.intra.alpha, 0);  // not given: left alone
+  EXPECT_NE(describe_costs(m).find("round=3e-05"), std::string::npos) << describe_costs(m);
   for (const char* bad : {"alpha=1", "alpha_intra", "alpha_intra=", "alpha_intra=x", "alpha_intra=-1", "copy=2",
                           "alpha_intra=1e-6;beta_intra=1", "alpha_intra=nan"}) {
     err.clear();

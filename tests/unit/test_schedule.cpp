@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <climits>
 #include <functional>
 #include <map>
 #include <random>
@@ -439,17 +440,23 @@ TEST(TunaHier, InterPlanDeliversEveryBlockInEqualLayouts) {
 }
 
 // shm's part layout: the polled words and both halves' tables before the
-// data, data on cache lines, halves apart; capacities powers of two within
-// the limit; pieces that fit a half, on lines, covering every byte; packed
-// offsets leave out the own block.
+// data, data on cache lines, halves apart; pieces that fit a half, on
+// lines, covering every byte; packed offsets leave out the own block and
+// direct blocks.
 TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   namespace s = a2a::detail::schedule;
   for (int P = 1; P <= 64; ++P)
     for (size_t cap : {size_t{0}, size_t{1}, size_t{4096}, size_t{5000}}) {
       const auto l = s::shm_layout(P, cap);
       EXPECT_LT(l.ready, l.largest);
-      EXPECT_LE(l.largest_at(1) + 8, l.table);
+      for (size_t w : {l.done, l.pid, l.self}) {
+        EXPECT_NE(w, l.ready);
+        EXPECT_LT(w, l.largest);
+      }
+      EXPECT_LE(l.largest_at(1) + 8, l.direct_at(0));
+      EXPECT_LE(l.direct_at(1) + 24, l.table);
       EXPECT_NE(l.largest_at(0), l.largest_at(1));
+      EXPECT_EQ(l.direct_at(1), l.direct_at(0) + 24);
       EXPECT_EQ(l.table_at(1), l.table_at(0) + l.table_half);
       EXPECT_EQ(l.table_half, 16u * P);
       EXPECT_LE(l.table_at(1) + l.table_half, l.data);
@@ -459,11 +466,6 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
       EXPECT_EQ(l.data_at(1), l.data_at(0) + l.data_half);
       EXPECT_EQ(l.total, l.data + 2 * l.data_half);
     }
-  EXPECT_EQ(s::shm_capacity(0, 1 << 30), 4096u);
-  EXPECT_EQ(s::shm_capacity(4097, 1 << 30), 8192u);
-  EXPECT_EQ(s::shm_capacity(1 << 20, 1 << 30), size_t{1} << 20);
-  EXPECT_EQ(s::shm_capacity(70000, 100000), 70000u);  // the power of two would pass the limit
-  EXPECT_EQ(s::shm_capacity(100001, 100000), 0u);     // the need itself does
   EXPECT_EQ(s::shm_half_limit(size_t{1} << 30), s::kShmHalf);
   EXPECT_EQ(s::shm_half_limit(100000), 100000u);
   for (int P = 1; P <= 40; P += 3)
@@ -493,10 +495,18 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   EXPECT_EQ(second.of(100), 4u);
   const long long sbytes[] = {5, 0, 7, 3};
   std::vector<size_t> off;
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, off), 8u);  // 5 + 0 + 3, its own 7 left out
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, -1, off), 8u);  // 5 + 0 + 3, its own 7 left out
   EXPECT_EQ(off, (std::vector<size_t>{0, 5, 5, 5}));
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 1, {4, 4}, off), 4u);  // bytes 4.. of each: 1 + 3 + 0
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 1, {4, 4}, -1, off), 4u);  // bytes 4.. of each: 1 + 3 + 0
   EXPECT_EQ(off, (std::vector<size_t>{0, 1, 1, 4}));
+  // Direct blocks (from 5 bytes) take no room: only the 3-byte block goes through.
+  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, 5, off), 3u);
+  EXPECT_EQ(off, (std::vector<size_t>{0, 0, 0, 0}));
+  EXPECT_TRUE(s::shm_direct(5, 5));
+  EXPECT_FALSE(s::shm_direct(4, 5));
+  EXPECT_FALSE(s::shm_direct(0, 0));   // empty blocks never
+  EXPECT_FALSE(s::shm_direct(7, -1));  // unresolved auto: off
+  EXPECT_FALSE(s::shm_direct(size_t{1} << 40, LLONG_MAX));  // off
 }
 
 // An intra=shm phase run point to point: the stats name without the knob,

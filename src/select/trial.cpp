@@ -1,0 +1,39 @@
+#include "select/trial.hpp"
+
+#include <algorithm>
+
+namespace a2a::detail {
+
+int trial_turn(int call, int n) {
+  const int round = call / n, at = call % n;
+  return round % 2 ? n - 1 - at : at;
+}
+
+double median_of(std::vector<double> samples) {
+  if (samples.empty()) return 0;
+  std::sort(samples.begin(), samples.end());
+  const size_t m = samples.size() / 2;
+  return samples.size() % 2 ? samples[m] : (samples[m - 1] + samples[m]) / 2;
+}
+
+int trial_winner(const std::vector<double>& seconds, int native_at) {
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
+  if (native_at < 0 || seconds[native_at] <= 0) return best;
+  if (best >= 0 && seconds[best] <= kTrialMargin * seconds[native_at]) return best;
+  return native_at;
+}
+
+void DriftWatch::sample(double seconds, double bytes) {
+  if (expected_ <= 0) return;
+  const double scale = bytes_ > 0 && bytes > bytes_ ? bytes / bytes_ : 1.0;
+  ratio_[n_++ % kDriftSamples] = seconds / (expected_ * scale);
+  if (n_ < kDriftSamples) return;
+  double r[kDriftSamples];
+  std::copy(ratio_, ratio_ + kDriftSamples, r);
+  std::sort(r, r + kDriftSamples);
+  flagged_ = flagged_ || (r[kDriftSamples / 2 - 1] + r[kDriftSamples / 2]) / 2 > kDrift;
+}
+
+}  // namespace a2a::detail

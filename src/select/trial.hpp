@@ -1,0 +1,68 @@
+// auto's trial, the arithmetic (no MPI; tests/unit/test_trial.cpp): the
+// model proposes two or three candidates (trial_candidates in
+// cost_model.hpp), which take turns on the application's own calls, all of
+// which move the real data; each rank times its calls; after
+// kTrialWarmup + kTrialRounds rounds one allreduce (MAX) of every rank's
+// median per candidate tells every rank the same times, and auto keeps the
+// winner.  Afterwards every kSampleEvery-th call of the class is timed; a
+// rank whose recent samples run kDrift times slower than the winner did in
+// its trial raises a flag, which the ranks agree on (one allreduce) every
+// `check_every` calls, starting at kFirstCheck and doubling after each check
+// that finds nothing, up to kLastCheck; a raised flag runs the trial again,
+// so that a pick that turns slow is dropped.  STAR-MPI (Faraj, Yuan and
+// Lowenthal, ICS 2006) selected collectives at run time this way; the model
+// keeps the trial to a few calls.
+#pragma once
+#include <vector>
+
+namespace a2a::detail {
+
+constexpr int kTrialWarmup = 1;  // untimed rounds: a candidate's first call sets up (segments, duplicates)
+constexpr int kTrialRounds = 4;  // timed rounds
+// A candidate other than native wins only at most this fraction of
+// native's time: where they tie, the library's own runs.
+constexpr double kTrialMargin = 0.97;
+constexpr long long kSampleEvery = 64;
+constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
+constexpr double kDrift = 1.5;
+constexpr int kDriftSamples = 4;
+
+// Calls a trial of n candidates takes.
+constexpr int trial_calls(int n) { return n * (kTrialWarmup + kTrialRounds); }
+// The candidate of trial call `call` (0-based): rounds of every candidate,
+// each round in the reverse order of the one before (ABBA), so that a
+// pattern in the application's calls does not fall on one candidate.
+int trial_turn(int call, int n);
+// Whether trial call `call` is timed (not a warm-up round).
+constexpr bool trial_timed(int call, int n) { return call / n >= kTrialWarmup; }
+
+// The median of a rank's samples (0 for none).
+double median_of(std::vector<double> samples);
+
+// The winner from the reduced times (seconds per candidate, the largest of
+// the ranks' medians): native (at native_at, -1 if not a candidate) unless
+// another candidate takes at most kTrialMargin of its time; then the
+// fastest.  Times of 0 or less (no sample) never win.
+int trial_winner(const std::vector<double>& seconds, int native_at);
+
+// A decided class's drift watch on one rank: the winner's trial time and
+// the bytes it moved then, the last samples.
+class DriftWatch {
+ public:
+  void reset(double seconds, double bytes) {
+    expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = false;
+  }
+  // A timed call of `bytes`: expected to take the trial's time scaled up
+  // by its bytes (never down: small calls cost their latency); flags the
+  // rank when the median of the last kDriftSamples ratios passes kDrift.
+  void sample(double seconds, double bytes);
+  bool flagged() const { return flagged_; }
+
+ private:
+  double expected_ = 0, bytes_ = 0;
+  double ratio_[kDriftSamples] = {};
+  int n_ = 0;
+  bool flagged_ = false;
+};
+
+}  // namespace a2a::detail

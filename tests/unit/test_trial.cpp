@@ -1,0 +1,83 @@
+// auto's trial arithmetic (select/trial.hpp): whose turn each call is, how
+// the winner is chosen from the reduced times, and when a decided pick
+// counts as drifted.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <vector>
+
+#include "select/trial.hpp"
+
+using namespace a2a::detail;
+
+// Every candidate runs once per round, rounds alternate their order (ABBA),
+// and each candidate gets kTrialRounds timed calls after kTrialWarmup
+// untimed ones.
+TEST(Trial, TurnsAndRounds) {
+  EXPECT_EQ(trial_turn(0, 2), 0);
+  EXPECT_EQ(trial_turn(1, 2), 1);
+  EXPECT_EQ(trial_turn(2, 2), 1);
+  EXPECT_EQ(trial_turn(3, 2), 0);
+  EXPECT_EQ(trial_turn(5, 3), 0);  // round 1 reversed: 2, 1, 0
+  for (int n = 1; n <= 4; ++n) {
+    std::map<int, int> timed, all;
+    for (int call = 0; call < trial_calls(n); ++call) {
+      const int t = trial_turn(call, n);
+      ASSERT_GE(t, 0);
+      ASSERT_LT(t, n);
+      ++all[t];
+      if (trial_timed(call, n)) ++timed[t];
+      EXPECT_EQ(trial_timed(call, n), call >= kTrialWarmup * n);
+    }
+    for (int t = 0; t < n; ++t) {
+      EXPECT_EQ(all[t], kTrialWarmup + kTrialRounds);
+      EXPECT_EQ(timed[t], kTrialRounds);
+    }
+  }
+  // An application alternating two call shapes does not give each
+  // candidate one shape only: over the timed calls both see both.
+  std::map<int, std::map<int, int>> shapes;
+  for (int call = 2 * kTrialWarmup; call < trial_calls(2); ++call) ++shapes[trial_turn(call, 2)][call % 2];
+  EXPECT_EQ(shapes[0].size(), 2u);
+  EXPECT_EQ(shapes[1].size(), 2u);
+}
+
+TEST(Trial, MedianOfSamples) {
+  EXPECT_EQ(median_of({}), 0);
+  EXPECT_EQ(median_of({3}), 3);
+  EXPECT_EQ(median_of({5, 1, 3}), 3);
+  EXPECT_EQ(median_of({4, 1, 3, 100}), 3.5);  // one descheduled call does not decide
+}
+
+// Native keeps its place unless another candidate is at most kTrialMargin
+// of its time; then the fastest wins; missing times never win.
+TEST(Trial, WinnerPrefersNativeOnATie) {
+  EXPECT_EQ(trial_winner({1.0, 1.0}, 1), 1);          // a tie: native
+  EXPECT_EQ(trial_winner({0.98, 1.0}, 1), 1);         // within the margin: native
+  EXPECT_EQ(trial_winner({0.9, 1.0}, 1), 0);          // clearly faster
+  EXPECT_EQ(trial_winner({0.9, 1.0, 0.5}, 1), 2);     // the fastest of the others
+  EXPECT_EQ(trial_winner({2.0, 1.0, 3.0}, 1), 1);     // the model was wrong: native
+  EXPECT_EQ(trial_winner({0.0, 1.0}, 1), 1);          // no sample: never wins
+  EXPECT_EQ(trial_winner({0.5, 0.4}, -1), 1);         // no native: the fastest
+  EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
+}
+
+// The watch flags a rank once the median of its last kDriftSamples
+// samples runs more than kDrift times the trial's time, scaled up (never
+// down) by the bytes moved.
+TEST(Trial, DriftWatch) {
+  DriftWatch w;
+  w.sample(100, 1);  // nothing to compare with yet
+  EXPECT_FALSE(w.flagged());
+  w.reset(1e-6, 1000);
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1.2e-6, 1000);
+  EXPECT_FALSE(w.flagged()) << "within kDrift";
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1.9e-6, 4000);  // 4x the bytes: 4 us expected
+  EXPECT_FALSE(w.flagged()) << "larger calls may take longer";
+  w.sample(5e-6, 100);  // one slow sample among normal ones
+  EXPECT_FALSE(w.flagged()) << "one sample is not a drift";
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 100);  // smaller calls: no discount
+  EXPECT_TRUE(w.flagged());
+  w.reset(1e-6, 1000);
+  EXPECT_FALSE(w.flagged()) << "a new trial starts a new watch";
+}
