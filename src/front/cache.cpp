@@ -67,12 +67,26 @@ ThreadState& make_thread_state() {
 
 uint64_t generation() { return current.load(std::memory_order_acquire); }
 
+int comm_size(MPI_Comm comm) {
+  int P = 0;
+  return comm != MPI_COMM_NULL && MPI_Comm_size(comm, &P) == MPI_SUCCESS ? P : 0;
+}
+
 // An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
 template <typename Handle>
 uint64_t handle_bits(Handle h) {
   uint64_t v = 0;
   std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
   return v;
+}
+
+// A hash of alltoallv's count and displacement arrays' contents, so that
+// calls whose counts change every time do not compare against every slot.
+uint64_t counts_hash(const CallArgs& a, int P) {
+  uint64_t h = 0x2545f4914f6cdd1dull;
+  for (const int* arr : {a.scounts, a.sdispls, a.rcounts, a.rdispls})
+    for (int i = 0; i < P; ++i) h = (h ^ static_cast<uint32_t>(arr[i])) * 0x9e3779b97f4a7c15ull;
+  return h;
 }
 
 uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the spec, then the fields mixed in
@@ -86,7 +100,9 @@ uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the s
                              handle_bits(a.rtype),
                              (static_cast<uint64_t>(static_cast<uint32_t>(a.scount)) << 32) |
                                  static_cast<uint32_t>(a.rcount),
-                             static_cast<uint64_t>(a.coll)};
+                             static_cast<uint64_t>(a.coll),
+                             a.v() && a.scounts && a.sdispls && a.rcounts && a.rdispls ? counts_hash(a, comm_size(a.comm))
+                                                                                       : 0};
   for (uint64_t f : fields) h = (h ^ f) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
@@ -119,6 +135,12 @@ Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
       return ts.slot[0].get();
     }
   return nullptr;
+}
+
+std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts) {
+  std::unique_ptr<Prepared> p = std::move(ts.slot[kPreparedSlots - 1]);
+  ts.key[kPreparedSlots - 1] = 0;
+  return p ? std::move(p) : std::make_unique<Prepared>();
 }
 
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p) {

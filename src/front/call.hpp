@@ -71,6 +71,8 @@ struct Prepared {
   uint64_t generation = 0;    // cache.hpp: communicators and datatypes freed since
   uint64_t serial = 0;        // unique per prepared call (Stats::named_from)
   bool cacheable = true;
+  bool reusable = false;      // prepared whole: a recycled object may keep what the next signature shares
+  bool types_known = false;   // sti, rti and cacheable describe args' types
 
   CommContext* ctx = nullptr;
   int P = 1;
@@ -105,7 +107,9 @@ struct Prepared {
 // communication for a null, inter- or uninitialised one.
 int open_comm(MPI_Comm comm, CommContext*& ctx);
 // Fills p from the arguments; returns this rank's argument error (p.ctx is
-// set whatever happens, so the agreement can run).
+// set whatever happens, so the agreement can run).  p may be a fresh object
+// or a recycled one holding another signature, whose buffers are reused
+// and whose types, spec and choice stay where the two share them.
 int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
 
 // ---- per thread (cache.cpp) ----
@@ -147,6 +151,9 @@ uint64_t signature_hash(const CallArgs& a, uint64_t generation);
 bool watch_datatype(MPI_Datatype type);
 Prepared* find_prepared(ThreadState& ts, const CallArgs& a);
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
+// The least recent prepared call, out of its slot, to prepare a new
+// signature in (a new object where the slot is empty).
+std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts);
 
 // ---- agree (agree.cpp) ----
 // One allreduce over the communicator: every rank's error (max), block

@@ -321,7 +321,7 @@ int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::
       st = Stats{};
       return rc;
     }
-    fresh = std::make_unique<Prepared>();
+    fresh = recycle_prepared(ts);
     err = prepare(a, *ctx, *fresh, msg);
     p = fresh.get();
   }

@@ -104,14 +104,20 @@ int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
   m.round = measure_round(comm);
   std::vector<double> v = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead,
                            m.copy,        m.persistent, m.flag,        m.round,      m.flag_round};
-  v.insert(v.end(), std::begin(m.seg), std::end(m.seg));
-  v.insert(v.end(), std::begin(m.cma), std::end(m.cma));
+  for (double* curve : {m.seg, m.cma}) v.insert(v.end(), curve, curve + kShmCopySizes);
+  for (double* curve : {m.intra.at, m.inter.at}) v.insert(v.end(), curve, curve + kLinkSizes);
   if (const int rc = MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm)) return rc;
-  m.intra = {v[0], v[1]};
-  m.inter = {v[2], v[3]};
+  m.intra.alpha = v[0], m.intra.beta = v[1], m.inter.alpha = v[2], m.inter.beta = v[3];
   m.overhead = v[4], m.copy = v[5], m.persistent = v[6], m.flag = v[7], m.round = v[8], m.flag_round = v[9];
-  std::copy(v.begin() + 10, v.begin() + 10 + kShmCopySizes, m.seg);
-  std::copy(v.begin() + 10 + kShmCopySizes, v.end(), m.cma);
+  auto at = v.begin() + 10;
+  for (double* curve : {m.seg, m.cma}) {
+    std::copy_n(at, kShmCopySizes, curve);
+    at += kShmCopySizes;
+  }
+  for (double* curve : {m.intra.at, m.inter.at}) {
+    std::copy_n(at, kLinkSizes, curve);
+    at += kLinkSizes;
+  }
   return MPI_SUCCESS;
 }
 
@@ -241,12 +247,17 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
 
 int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
   if (!r.machine_knobs) return MPI_SUCCESS;
-  MachineModel m;
-  if (const int rc = machine_model(ctx, m, error)) return rc;
+  AutoState& a = auto_state(ctx);
   // shm runs among the communicator's ranks; an intra=shm phase among the node's.
   const bool whole = std::string(r.info->name) == "shm";
   const int Q = whole ? ctx.size : static_cast<int>(ctx.topology.ranks[ctx.topology.node_of[ctx.rank]].size());
-  const ShmDirect d = shm_direct_choice(m, Q);
+  auto it = a.shm_direct.find(Q);
+  if (it == a.shm_direct.end()) {
+    MachineModel m;
+    if (const int rc = machine_model(ctx, m, error)) return rc;
+    it = a.shm_direct.emplace(Q, shm_direct_choice(m, Q)).first;
+  }
+  const ShmDirect d = it->second;
   if (r.params.shm_direct == Params::kShmDirectAuto) r.params.shm_direct = d.from;
   if (r.params.shm_via == Params::ShmVia::automatic) r.params.shm_via = d.cma ? Params::ShmVia::cma : Params::ShmVia::p2p;
   r.machine_knobs = false;
@@ -282,13 +293,15 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       if (const int rc = machine_model(ctx, m, error)) return rc;
       // The model's pick for blocks of 1 B .. 1 GiB, skews 1, 4 and 64,
       // `extra` added to every non-native candidate; false where they differ.
+      // The cheapest, where the trial will check it against native.
+      const double margin = config().trial == Config::Trial::off ? kNativeMargin : 1.0;
       const std::vector<std::string> given = picks;
       const auto sweep_sizes = [&](double extra) {
         picks = given;
         bool same = fixed();
         for (long long mean = 1; same && mean <= (1LL << 30); mean *= 2)
           for (long long skew : {1, 4, 64}) {
-            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), extra));
+            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), extra, margin));
             if (!(same = fixed())) break;
           }
         return same;
@@ -404,7 +417,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
   c.next_check = c.since + c.check_every;
   if (!flagged) return MPI_SUCCESS;
   if (config().verbose && ctx.rank == 0)
-    std::fprintf(stderr, "a2a auto: P=%d, %s: %s runs %.1fx slower than in its trial: trial again\n", ctx.size,
+    std::fprintf(stderr, "a2a auto: P=%d, %s: %s runs over %.1fx its trial time: trial again\n", ctx.size,
                  c.label.c_str(), c.decision.resolved.canonical.c_str(), kDrift);
   c.trial = true;
   c.call = 0;

@@ -79,6 +79,7 @@ struct AutoState {
   std::vector<int> nodes;              // ranks per node
   bool model_ready = false;
   MachineModel model;
+  std::map<int, ShmDirect> shm_direct;  // shm_direct_choice(model, group size), computed once each
   ModelLayout layout;
   std::map<std::tuple<int, long long, long long>, std::shared_ptr<ClassState>> classes;
 };

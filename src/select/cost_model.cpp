@@ -26,7 +26,7 @@ class RankClock {
     alpha_ = std::max({alpha_, link.alpha, m_.round});
     // Every rank of a node sends at once through the node's one link, so a
     // rank gets 1/Q of the measured (one-pair) inter-node bandwidth.
-    beta_ += link.beta * static_cast<double>(bytes) * (local ? 1.0 : nic_sharers_);
+    beta_ += (link_seconds(link, bytes) - link.alpha) * (local ? 1.0 : nic_sharers_);
     ++n_;
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
@@ -279,10 +279,10 @@ LibraryChoice library_alltoallv(Library library, int P) {
   return pairwise ? LibraryChoice{"pairwise"} : LibraryChoice{"spread-out", true};
 }
 
-std::string model_pick(const std::vector<CostedSpec>& ranked, double extra) {
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra, double margin) {
   const CostedSpec& native = *find(ranked, "native");
   for (const auto& c : ranked)
-    if (c.spec != "native") return c.seconds + extra <= kNativeMargin * native.seconds ? c.spec : "native";
+    if (c.spec != "native") return c.seconds + extra <= margin * native.seconds ? c.spec : "native";
   return "native";
 }
 
@@ -394,11 +394,24 @@ double on_curve(const double (&t)[kShmCopySizes], long long bytes, bool proporti
   return std::max(0.0, t[i] + (b - x(i)) * (t[i + 1] - t[i]) / (x(i + 1) - x(i)));
 }
 
-bool known(const double (&t)[kShmCopySizes]) {
+template <size_t N>
+bool known(const double (&t)[N]) {
   return std::all_of(std::begin(t), std::end(t), [](double v) { return v > 0; });
 }
 
 }  // namespace
+
+double link_seconds(const LinkCost& link, long long bytes) {
+  const double b = static_cast<double>(bytes);
+  if (!known(link.at)) return link.alpha + link.beta * b;
+  double x0 = 8, t0 = link.alpha;
+  for (int i = 0; i < kLinkSizes; ++i) {
+    const double x1 = static_cast<double>(kLinkBytes[i]), t1 = link.at[i];
+    if (b <= x1) return b <= x0 ? t0 : t0 + (b - x0) * (t1 - t0) / (x1 - x0);
+    x0 = x1, t0 = t1;
+  }
+  return t0 + (b - x0) * link.beta;
+}
 
 double shm_segment_seconds(const MachineCosts& m, long long bytes) {
   if (!known(m.seg)) return 2 * m.copy * static_cast<double>(bytes);
@@ -416,7 +429,7 @@ ShmDirect shm_direct_choice(const MachineCosts& m, int P) {
   const double peers = P - 1;
   // One block's direct cost: a CMA read, or a message of the node link.
   const auto direct = [&](long long n) {
-    return d.cma ? shm_cma_seconds(m, n) + m.flag : m.intra.alpha + m.intra.beta * static_cast<double>(n);
+    return d.cma ? shm_cma_seconds(m, n) + m.flag : link_seconds(m.intra, n);
   };
   if (!d.cma && m.intra.alpha <= 0) return d;
   // The smallest power of two from 1 KiB on where direct blocks win, at it
@@ -581,14 +594,18 @@ std::string describe_costs(const MachineCosts& m) {
     std::snprintf(v, sizeof v, "%s%s=%.3g", k ? "," : "", kCostKeys[k], kFields[k](c));
     out += v;
   }
-  for (const auto& [name, curve] : {std::pair{"; shm segment", c.seg}, std::pair{"; cma", c.cma}}) {
+  const auto curve = [&](const char* name, const double* t, const long long* bytes, int n) {
     out += name;
-    for (int i = 0; i < kShmCopySizes; ++i) {
-      std::snprintf(v, sizeof v, " %lldK:%.3g", kShmCopyBytes[i] / 1024, curve[i] * 1e6);
+    for (int i = 0; i < n; ++i) {
+      std::snprintf(v, sizeof v, " %lldK:%.3g", bytes[i] / 1024, t[i] * 1e6);
       out += v;
     }
     out += " us";
-  }
+  };
+  curve("; intra messages", c.intra.at, kLinkBytes, kLinkSizes);
+  curve("; inter messages", c.inter.at, kLinkBytes, kLinkSizes);
+  curve("; shm segment", c.seg, kShmCopyBytes, kShmCopySizes);
+  curve("; cma", c.cma, kShmCopyBytes, kShmCopySizes);
   return out;
 }
 

@@ -17,9 +17,21 @@
 
 namespace a2a::detail {
 
+// The message sizes a link is measured at besides alpha's (measure.hpp).
+constexpr int kLinkSizes = 4;
+constexpr long long kLinkBytes[kLinkSizes] = {1 << 10, 1 << 13, 1 << 16, 1 << 18};
+
 struct LinkCost {
   double alpha = 0, beta = 0;  // seconds per message, seconds per byte
+  // Half round trips of kLinkBytes[i]-byte messages; 0 where unknown (then
+  // a message costs alpha + beta * bytes).  The library's protocols (eager,
+  // rendezvous, single copy) change its cost per byte with the size, which
+  // one alpha and beta cannot follow.
+  double at[kLinkSizes] = {};
 };
+// Seconds of one message of `bytes` on the link: straight lines between
+// (8, alpha) and the measured sizes, beta per byte past the last.
+double link_seconds(const LinkCost& link, long long bytes);
 
 // The MPI library whose own choices native is costed by.
 enum class Library { other, open_mpi, mpich };
@@ -149,8 +161,9 @@ LibraryChoice library_alltoallv(Library library, int P);
 // with `extra` seconds added (alltoallv: the size allreduce its choice
 // needs): the margin absorbs the model's error where being wrong costs time
 // against the MPI library and no trial checks it (A2A_AUTO_TRIAL=off).
+// `margin` 1: the cheapest candidate, for picks a trial will check.
 constexpr double kNativeMargin = 0.8;
-std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0);
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kNativeMargin);
 
 // What auto times on the application's own calls before it commits
 // (select/trial.hpp): the model's pick first, then native, then the

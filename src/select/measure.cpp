@@ -144,13 +144,14 @@ double flag_rounds(const std::vector<char*>& part, int me) {
 
 void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& link, double& overhead,
                   double& persistent) {
-  constexpr int mid = 1 << 16, big = 1 << 18;
-  std::vector<char> buf(big);
+  constexpr int last = kLinkSizes - 1;
+  std::vector<char> buf(static_cast<size_t>(kLinkBytes[last]));
   link.alpha = half_round_trip(comm, rank, peer, buf, 8, 10);
-  const double t_mid = half_round_trip(comm, rank, peer, buf, mid, 3);
-  const double t_big = half_round_trip(comm, rank, peer, buf, big, 3);
-  link.beta = std::max(0.0, t_big - t_mid) / (big - mid);
-  if (link.beta == 0) link.beta = std::max(0.0, t_big - link.alpha) / big;
+  for (int i = 0; i < kLinkSizes; ++i)
+    link.at[i] = std::max(link.alpha, half_round_trip(comm, rank, peer, buf, static_cast<int>(kLinkBytes[i]), 3));
+  const double span = static_cast<double>(kLinkBytes[last] - kLinkBytes[last - 1]);
+  link.beta = std::max(0.0, link.at[last] - link.at[last - 1]) / span;
+  if (link.beta == 0) link.beta = std::max(0.0, link.at[last] - link.alpha) / static_cast<double>(kLinkBytes[last]);
   overhead = burst_overhead(comm, rank, peer, buf, 2 * link.alpha);
   persistent = open_mpi ? persistent_overhead(comm, rank, peer, buf) : 0;  // only Open MPI's are costed
 }

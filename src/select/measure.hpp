@@ -2,10 +2,10 @@
 // on the communicator that decides first: each a short collective of well
 // under a few milliseconds, once per job where that communicator holds all
 // the job's ranks (select/auto.cpp).
-//  - links: alpha from an 8-byte ping-pong, beta from the slope between
-//    64 KiB and 256 KiB ping-pongs (past every eager limit: the library's
-//    single-copy path where it has one), between rank 0 and a node-mate and
-//    a rank of another node; a 16-message burst (overhead per message) and
+//  - links: alpha from an 8-byte ping-pong, then ping-pongs of 1 KiB to
+//    256 KiB (eager, rendezvous and, past every eager limit, the library's
+//    single-copy path where it has one; beta the slope of the last two),
+//    between rank 0 and a node-mate and a rank of another node; a 16-message burst (overhead per message) and
 //    persistent requests (Open MPI's basic linear makes them per call);
 //  - a 64 KiB memcpy (packing and rotations);
 //  - rounds with every rank taking part: a ring step of 8-byte messages and
