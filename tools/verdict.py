@@ -64,7 +64,7 @@ def main():
     a = ap.parse_args()
     print("| P | collective | auto/native gm | auto worst (at) | best a2a/native gm | best worst (at) |")
     print("|---|---|---|---|---|---|")
-    slower, worst_all = [], (0, "")
+    slower, worst_all, cases = [], (0, ""), 0
     for path in a.csv:
         label, P, cells = bench_rows(path)
         if not cells:
@@ -76,19 +76,25 @@ def main():
         for b, r, _, _ in cells:
             where = f"P={P} {label} {size(b)}"
             worst_all = max(worst_all, (r, where))
+            cases += 1
             if r > 1 + a.tolerance:
-                slower.append(f"{where} ({r:.2f})")
+                slower.append((r, where))
     for path in a.apps:
         name, P, r = app_rows(path)
         if r is None:
             continue
         print(f"| {P} | {name} (all-to-all time) | {r:.3f} | | | |")
         worst_all = max(worst_all, (r, f"P={P} {name}"))
+        cases += 1
         if r > 1 + a.tolerance:
-            slower.append(f"P={P} {name} ({r:.2f})")
+            slower.append((r, f"P={P} {name}"))
     pct = round(a.tolerance * 100)
     if slower:
-        print(f"VERDICT: auto was more than {pct}% slower than the MPI library at: " + ", ".join(slower))
+        slower.sort(reverse=True)
+        shown = ", ".join(f"{w} ({r:.2f})" for r, w in slower[:6])
+        more = f" and {len(slower) - 6} more" if len(slower) > 6 else ""
+        print(f"VERDICT: auto was more than {pct}% slower than the MPI library in {len(slower)} of {cases} cases: "
+              f"{shown}{more} (all in {a.csv[0].rsplit('/', 1)[0] if a.csv else '.'}/*.txt)")
     else:
         print(f"VERDICT: auto was never more than {pct}% slower than the MPI library "
               f"(worst {worst_all[0]:.3f}, {worst_all[1]})")

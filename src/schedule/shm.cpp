@@ -10,12 +10,12 @@ ShmLayout shm_layout(int P, size_t capacity) {
   ShmLayout l;
   // The words peers poll, and the table they read next, side by side.
   l.ready = 0;
-  l.done = 8;
-  l.pid = 16;
-  l.self = 24;
-  l.largest = 32;  // a word per half
-  l.direct = 48;   // three words per half
-  l.table = 96;
+  l.largest = 8;  // a word per half
+  l.pid = 24;
+  l.self = 32;
+  l.done = kShmLine;        // a line of its own: stored every exchange, polled only by senders of direct blocks
+  l.direct = 2 * kShmLine;  // three words per half
+  l.table = 3 * kShmLine;
   l.table_half = 2 * sizeof(long long) * static_cast<size_t>(P);
   l.data = lines(l.table + 2 * l.table_half);
   l.data_half = lines(capacity);
@@ -44,18 +44,6 @@ std::string name_without_intra_shm(std::string name) {
   if (name[at - 1] == ',') return name.erase(at - 1, knob.size() + 1);        // ",intra=shm"
   if (end < name.size() && name[end] == ',') return name.erase(at, knob.size() + 1);  // ":intra=shm,"
   return name.erase(at - 1, knob.size() + 1);                                 // ":intra=shm" ending the name
-}
-
-size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, long long direct_from,
-                        std::vector<size_t>& out_off) {
-  out_off.assign(static_cast<size_t>(P), 0);
-  size_t at = 0;
-  for (int d = 0; d < P; ++d) {
-    out_off[static_cast<size_t>(d)] = at;
-    const size_t bytes = static_cast<size_t>(sbytes[d]);
-    if (d != me && !shm_direct(bytes, direct_from)) at += k.of(bytes);
-  }
-  return at;
 }
 
 }  // namespace a2a::detail::schedule

@@ -16,18 +16,18 @@ constexpr size_t kShmLine = 64;  // data starts on a cache line of its own
 // cache between the copy in and the copy out.
 constexpr size_t kShmHalf = size_t{1} << 20;
 
-// One rank's part, written by that rank only: `ready` (the exchange its
-// data is published for), `done` (the last exchange whose direct blocks it
-// has read), then two halves, exchange e using half e % 2 (so a rank writes
-// the next exchange while peers still read the last): `largest` (its
-// largest outgoing block through the segment, alltoallv), alltoall's direct
-// blocks (`base`, `stride`, `bytes` of its send blocks), a table of
-// (offset, bytes) per destination (alltoallv; a direct block's offset is
-// its address, its bytes carry kShmDirectBit), and `capacity` data bytes.
-// `pid` and `self` (the part's address in its owner's process) are written
-// once, for CMA.  The polled words and the tables lie together, a peer's
-// poll bringing them in a cache line or two; data from a multiple of
-// kShmLine.
+// One rank's part, written by that rank only.  Its first line: `ready` (the
+// exchange its data is published for), `largest` (per half: its largest
+// outgoing block through the segment, alltoallv), `pid` and `self` (the
+// part's address in its owner's process, for CMA; written once).  Then
+// `done` on a line of its own (the last exchange whose direct blocks it
+// has read; stored every exchange, so it must not share the polled line),
+// alltoall's direct blocks per half (`base`, `stride`, `bytes` of its send
+// blocks), alltoallv's direct blocks per half (address, bytes per
+// destination), and two halves of `capacity` data bytes, exchange e using
+// half e % 2 (so a rank writes the next exchange while peers still read
+// the last), each with a slot of k.len bytes per destination (the receiver
+// finds its piece with nothing to read but the polled line).
 struct ShmLayout {
   size_t ready = 0, done = 0, pid = 0, self = 0, largest = 0, direct = 0, table = 0, table_half = 0, data = 0,
          data_half = 0, total = 0;
@@ -37,7 +37,6 @@ struct ShmLayout {
   size_t table_at(unsigned long long e) const { return table + table_half * (e % 2); }
   size_t data_at(unsigned long long e) const { return data + data_half * (e % 2); }
 };
-constexpr long long kShmDirectBit = 1LL << 62;  // a table entry's bytes: the block goes direct
 ShmLayout shm_layout(int P, size_t capacity);
 
 // The data bytes of a half: kShmHalf, or less under A2A_SCRATCH_LIMIT
@@ -64,13 +63,6 @@ size_t shm_exchanges(size_t largest, size_t first, size_t then);
 inline bool shm_direct(size_t bytes, long long direct_from) {
   return bytes > 0 && direct_from >= 0 && static_cast<unsigned long long>(bytes) >= static_cast<unsigned long long>(direct_from);
 }
-
-// Where rank `me` writes piece k of its outgoing blocks (alltoallv):
-// destination d's at out_off[d], in destination order, the own block and
-// direct blocks (from `direct_from` bytes) left out; the total, what the
-// piece needs of the half.
-size_t shm_pack_offsets(const long long* sbytes, int P, int me, ShmPiece k, long long direct_from,
-                        std::vector<size_t>& out_off);
 
 // A node-aware algorithm's stats name with its "intra=shm" knob left out
 // (the phase ran point to point): "tra2:radix-intra=2,intra=shm" ->

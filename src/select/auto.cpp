@@ -332,6 +332,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       if (const int rc = make_class(ctx, Collective::alltoallv, 0, specs, tuned ? kByTuning : kByModel,
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;
+      a.v_fixed->margin = kSizeFreeMargin;
     }
     a.v_fixed_known = 1;
   }
@@ -389,7 +390,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     error = "a2a: auto's trial could not agree on its times";
     return rc;
   }
-  int win = trial_winner(t, c.native_at);
+  int win = trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;

@@ -58,6 +58,7 @@ struct ClassState {
   std::string label;                     // e.g. "alltoall 4 KiB", for A2A_VERBOSE
   std::vector<AutoDecision> candidates;  // the model's (or tuning file's) pick first; native among them
   int native_at = -1;                    // native's index in candidates, -1 if it is not one
+  double margin = kTrialMargin;          // trial_winner's: another candidate beats native at this ratio
   bool trial = false;
   int call = 0;  // calls of the trial so far
   std::vector<std::vector<double>> samples;  // this rank's timed trial calls, per candidate

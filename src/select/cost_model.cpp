@@ -31,18 +31,20 @@ class RankClock {
   }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
   void add(double seconds) { t_ += seconds; }
-  // A round that waits for `peers` flags in shared memory, read one after
-  // another (as intra-node messages of no bytes where the flag is unknown),
-  // and at least a flag round of the whole node.
+  // A round that waits for `peers` flags in shared memory: what a flag
+  // round with every rank of the node taking part measured (on a
+  // time-sliced machine one scheduling pass, not a pass per peer), else
+  // the flags read one after another, else (nothing known) as intra-node
+  // messages of no bytes.
   void flags(int peers) {
     if (peers <= 0) return;
-    if (m_.flag <= 0) {
+    if (m_.flag <= 0 && m_.flag_round <= 0) {
       for (int i = 0; i < peers; ++i) message(l_.ranks[node_].front(), 0);
       end_round();
       return;
     }
     end_round();
-    t_ += std::max(peers * m_.flag, m_.flag_round);
+    t_ += m_.flag_round > 0 ? m_.flag_round : peers * m_.flag;
     ++rounds_;
   }
   void end_round() {

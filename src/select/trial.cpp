@@ -16,12 +16,12 @@ double median_of(std::vector<double> samples) {
   return samples.size() % 2 ? samples[m] : (samples[m - 1] + samples[m]) / 2;
 }
 
-int trial_winner(const std::vector<double>& seconds, int native_at) {
+int trial_winner(const std::vector<double>& seconds, int native_at, double margin) {
   int best = -1;
   for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
     if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
   if (native_at < 0 || seconds[native_at] <= 0) return best;
-  if (best >= 0 && seconds[best] <= kTrialMargin * seconds[native_at]) return best;
+  if (best >= 0 && seconds[best] <= margin * seconds[native_at]) return best;
   return native_at;
 }
 

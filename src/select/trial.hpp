@@ -22,6 +22,10 @@ constexpr int kTrialRounds = 4;  // timed rounds
 // A candidate other than native wins only at most this fraction of
 // native's time: where they tie, the library's own runs.
 constexpr double kTrialMargin = 0.97;
+// The class of every alltoallv size (auto_without_sizes) tries one size
+// for all: the model's pick, chosen for winning at every size, stays
+// unless native is faster by more than this at the sizes tried.
+constexpr double kSizeFreeMargin = 1.10;
 constexpr long long kSampleEvery = 64;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
 constexpr double kDrift = 1.5;
@@ -41,9 +45,9 @@ double median_of(std::vector<double> samples);
 
 // The winner from the reduced times (seconds per candidate, the largest of
 // the ranks' medians): native (at native_at, -1 if not a candidate) unless
-// another candidate takes at most kTrialMargin of its time; then the
-// fastest.  Times of 0 or less (no sample) never win.
-int trial_winner(const std::vector<double>& seconds, int native_at);
+// another candidate takes at most `margin` of its time; then the fastest.
+// Times of 0 or less (no sample) never win.
+int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
 
 // A decided class's drift watch on one rank: the winner's trial time and
 // the bytes it moved then, the last samples.

@@ -11,8 +11,12 @@
 // No second flag: a peer raises `ready` only after it has read everything
 // of the exchange before, so seeing every `ready` of one exchange frees the
 // half of the exchange before it.  Waiting spins briefly, then yields the
-// core (ranks may outnumber cores).  Flags are atomics in the segment,
-// ordered by MPI_Win_sync as MPI-3's memory model asks.  Layout and pieces:
+// core (ranks may outnumber cores).  Flags are atomics in the segment: a
+// release store of `ready` after the copies in, an acquire load of every
+// peer's before the copies out (the C++ memory model, lock-free atomics
+// being address-free across processes); MPI_Win_sync, which MPI-3 asks
+// for and which cost 6 % of a small call here, orders only the segment's
+// set-up.  Layout and pieces:
 // schedule/shm.hpp.
 // Blocks go whole while P of them fit in a half of at most kShmHalf (1 MiB)
 // bytes, else in pieces of half/P bytes, one exchange each, the halves
@@ -73,7 +77,6 @@ struct ShmState {
   schedule::ShmLayout layout;
   std::vector<char*> part;  // each rank's part, mapped here
   unsigned long long exchange = 0;  // the last exchange this rank took part in
-  std::vector<size_t> out_off;
   bool probed = false;  // CMA tried (once, on the first segment)
   bool cma = false;     // every rank may read every other's memory (process_vm_readv)
 };
@@ -269,15 +272,6 @@ Direct direct_of(const Params& prm, const ShmState& s) {
   return d;
 }
 
-// Where destination d's piece goes in this rank's half.
-void plan_part(const UniformCall& c, ShmState& s, ShmPiece k, const Direct&) {
-  s.out_off.resize(static_cast<size_t>(c.P()));
-  for (int d = 0; d < c.P(); ++d) s.out_off[static_cast<size_t>(d)] = static_cast<size_t>(d) * k.len;
-}
-void plan_part(const VarCall& c, ShmState& s, ShmPiece k, const Direct& dir) {
-  schedule::shm_pack_offsets(c.sbytes, c.P(), c.rank(), k, dir.from, s.out_off);
-}
-
 // One exchange through the segment: piece k of every block, published in
 // the half of exchange e with `largest` (this rank's largest block through
 // the segment, which alltoallv's later pieces depend on).  Peers are out of
@@ -294,39 +288,40 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   const bool first = k.off == 0;
-  plan_part(c, s, k, dir);
   const Word e = s.exchange + 1;
   char* mine = s.part[static_cast<size_t>(me)];
   int err = MPI_SUCCESS;
   const auto note = [&err](int rc) {
     if (rc != MPI_SUCCESS && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) err = rc;
   };
-  Requests messages(first && !dir.cma ? static_cast<size_t>(2 * P) : 0);
+  const bool messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
+  Requests messages(messages_too ? static_cast<size_t>(2 * P) : 0);
   bool sends_direct = false;
-  if (first && !dir.cma)  // messages for the direct blocks, posted before the copies
+  if (messages_too)  // messages for the direct blocks, posted before the copies
     for (int p = 0; p < P; ++p) {
       if (p == me) continue;
       if (dir.takes(c.recv_bytes(p))) messages.recv(c.recv_block(p), c.recv_bytes(p), p, c.comm());
       if (dir.takes(c.send_bytes(p))) messages.send(c.send_block(p), c.send_bytes(p), p, c.comm(), c.stats);
     }
+  // Destination d's piece sits at d * k.len of the half (a slot per rank:
+  // the receiver finds it with no table to read); a direct block's address
+  // and bytes go in the table (alltoallv) or the direct words (alltoall).
   auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
+  char* data = mine + s.layout.data_at(e);
   for (int d = 0; d < P; ++d) {
     if (d == me) continue;
     const size_t block = c.send_bytes(d);
     if (dir.takes(block)) {
       sends_direct = sends_direct || (first && dir.cma);
       if constexpr (varying) {
-        table[2 * d] = static_cast<long long>(reinterpret_cast<uintptr_t>(c.send_block(d)));
-        table[2 * d + 1] = static_cast<long long>(first ? block : 0) | schedule::kShmDirectBit;
+        if (first && dir.cma) {
+          table[2 * d] = static_cast<long long>(reinterpret_cast<uintptr_t>(c.send_block(d)));
+          table[2 * d + 1] = static_cast<long long>(block);
+        }
       }
       continue;
     }
-    const size_t at = s.out_off[static_cast<size_t>(d)], bytes = k.of(block);
-    if constexpr (varying) {  // alltoall's places follow from the piece: no table to read
-      table[2 * d] = static_cast<long long>(at);
-      table[2 * d + 1] = static_cast<long long>(bytes);
-    }
-    copy_bytes(mine + s.layout.data_at(e) + at, c.send_block(d) + k.off, bytes);
+    copy_bytes(data + static_cast<size_t>(d) * k.len, c.send_block(d) + k.off, k.of(block));
   }
   if constexpr (!varying) {
     if (first && dir.cma && dir.takes(c.bs)) {
@@ -338,48 +333,41 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
   }
   __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
                    __ATOMIC_RELAXED);
-  MPI_Win_sync(s.win);
-  store(mine, s.layout.ready, e);
-  wait_ready(s, me, e, c.ctx.oversubscribed);
-  MPI_Win_sync(s.win);
+  store(mine, s.layout.ready, e);  // release: the pieces and words above are visible first
+  wait_ready(s, me, e, c.ctx.oversubscribed);  // acquire: the peers' are visible after
   for (int p = 0; p < P; ++p) {
     if (p == me) continue;
     const char* peer = s.part[static_cast<size_t>(p)];
     const size_t block = c.recv_bytes(p);
-    const bool direct = dir.takes(block);
-    size_t at = static_cast<size_t>(me) * k.len, bytes = k.of(block);
-    unsigned long long address = 0;
+    if (!dir.takes(block)) {
+      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + static_cast<size_t>(me) * k.len, k.of(block));
+      continue;
+    }
+    if (!first || !dir.cma) continue;  // direct: whole in the first exchange; messages: completed below
+    unsigned long long address = 0, bytes = 0;
     if constexpr (varying) {
       const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
-      const long long word = from[2 * me + 1];
-      const size_t sent = static_cast<size_t>(word & ~schedule::kShmDirectBit);
-      if (direct != ((word & schedule::kShmDirectBit) != 0) || sent > (direct ? block : bytes)) {
-        note(MPI_ERR_TRUNCATE);  // the two sides disagree on the block's size
-        continue;
-      }
-      at = static_cast<size_t>(from[2 * me]);
       address = static_cast<unsigned long long>(from[2 * me]);
-      bytes = sent;
-    } else if (direct && first && dir.cma) {
+      bytes = static_cast<unsigned long long>(from[2 * me + 1]);
+    } else {
       const auto* words = reinterpret_cast<const Word*>(peer + s.layout.direct_at(e));
-      if (words[2] != block) {
-        note(MPI_ERR_TRUNCATE);
-        continue;
-      }
       address = words[0] + static_cast<unsigned long long>(me) * words[1];
+      bytes = words[2];
     }
-    if (!direct) {
-      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + at, bytes);
-    } else if (first && dir.cma) {
-      note(cma_read(static_cast<long long>(load(peer, s.layout.pid)), c.recv_block(p), address, varying ? bytes : block));
+    if (bytes != block) {  // the two sides size the block differently (erroneous): not read
+      note(MPI_ERR_TRUNCATE);
+      continue;
     }
+    note(cma_read(static_cast<long long>(load(peer, s.layout.pid)), c.recv_block(p), address, block));
   }
   ++s.exchange;
-  if (first && dir.cma) store(mine, s.layout.done, e);  // also where the sizes disagreed: no sender waits forever
+  // Also where the two sides size a block differently, so no sender waits
+  // forever (done's line is this rank's alone: no peer polls it otherwise).
+  if (first && dir.cma) store(mine, s.layout.done, e);
   if (sends_direct)  // the readers of this rank's direct blocks are through
     for (int d = 0; d < P; ++d)
       if (d != me && dir.takes(c.send_bytes(d))) wait_word(s, d, s.layout.done, e, c.ctx.oversubscribed);
-  if (first && !dir.cma) note(messages.wait_all());
+  if (messages_too) note(messages.wait_all());
   return err;
 }
 

@@ -439,21 +439,21 @@ TEST(TunaHier, InterPlanDeliversEveryBlockInEqualLayouts) {
   }
 }
 
-// shm's part layout: the polled words and both halves' tables before the
-// data, data on cache lines, halves apart; pieces that fit a half, on
-// lines, covering every byte; packed offsets leave out the own block and
-// direct blocks.
+// shm's part layout: the polled words on the first line, `done` on a line
+// of its own, both halves' direct words and tables before the data, data
+// on cache lines, halves apart; pieces that fit a half, on lines, covering
+// every byte; which blocks go direct.
 TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   namespace s = a2a::detail::schedule;
   for (int P = 1; P <= 64; ++P)
     for (size_t cap : {size_t{0}, size_t{1}, size_t{4096}, size_t{5000}}) {
       const auto l = s::shm_layout(P, cap);
-      EXPECT_LT(l.ready, l.largest);
-      for (size_t w : {l.done, l.pid, l.self}) {
-        EXPECT_NE(w, l.ready);
-        EXPECT_LT(w, l.largest);
-      }
-      EXPECT_LE(l.largest_at(1) + 8, l.direct_at(0));
+      for (size_t w : {l.ready, l.largest_at(0), l.largest_at(1), l.pid, l.self}) EXPECT_LT(w, s::kShmLine);  // one poll
+      EXPECT_NE(l.largest_at(0), l.ready);
+      EXPECT_LE(l.largest_at(1) + 8, l.pid);
+      EXPECT_LT(l.pid, l.self);
+      EXPECT_EQ(l.done, s::kShmLine) << "done's stores never touch the polled line";
+      EXPECT_GE(l.direct_at(0), l.done + s::kShmLine);
       EXPECT_LE(l.direct_at(1) + 24, l.table);
       EXPECT_NE(l.largest_at(0), l.largest_at(1));
       EXPECT_EQ(l.direct_at(1), l.direct_at(0) + 24);
@@ -493,15 +493,6 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   EXPECT_EQ(second.of(3), 0u);
   EXPECT_EQ(second.of(6), 2u);
   EXPECT_EQ(second.of(100), 4u);
-  const long long sbytes[] = {5, 0, 7, 3};
-  std::vector<size_t> off;
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, -1, off), 8u);  // 5 + 0 + 3, its own 7 left out
-  EXPECT_EQ(off, (std::vector<size_t>{0, 5, 5, 5}));
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 1, {4, 4}, -1, off), 4u);  // bytes 4.. of each: 1 + 3 + 0
-  EXPECT_EQ(off, (std::vector<size_t>{0, 1, 1, 4}));
-  // Direct blocks (from 5 bytes) take no room: only the 3-byte block goes through.
-  EXPECT_EQ(s::shm_pack_offsets(sbytes, 4, 2, {0, 100}, 5, off), 3u);
-  EXPECT_EQ(off, (std::vector<size_t>{0, 0, 0, 0}));
   EXPECT_TRUE(s::shm_direct(5, 5));
   EXPECT_FALSE(s::shm_direct(4, 5));
   EXPECT_FALSE(s::shm_direct(0, 0));   // empty blocks never

@@ -60,6 +60,10 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
   EXPECT_EQ(trial_winner({0.0, 1.0}, 1), 1);          // no sample: never wins
   EXPECT_EQ(trial_winner({0.5, 0.4}, -1), 1);         // no native: the fastest
   EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
+  // The class of every alltoallv size keeps the model's pick unless native
+  // is clearly faster at the sizes tried.
+  EXPECT_EQ(trial_winner({1.08, 1.0}, 1, kSizeFreeMargin), 0);
+  EXPECT_EQ(trial_winner({1.2, 1.0}, 1, kSizeFreeMargin), 1);
 }
 
 // The watch flags a rank once the median of its last kDriftSamples
