@@ -4,7 +4,7 @@
 #  - A2A_Alltoall and A2A_Alltoallv (uniform and power-law workloads) at
 #    P = 2 (a rank per core here) and P = 4, 8 (time-sliced on 2 cores),
 #    16 B .. 8 MiB blocks at P = 2, .. 1 MiB above: MPI's own call, auto,
-#    shm, spread-out and TRA/TuNA at radix sqrt(P), interleaved every
+#    shm and spread-out, interleaved every
 #    iteration, data validated (`a2a bench -c`);
 #  - a2a-fft and a2a-closure at P = 2 and 4, auto against native (their
 #    all-to-all time, medians of interleaved runs);
@@ -35,10 +35,10 @@ for np in 2 4 8; do
     coll=${run%%:*}
     args=(--collective "$coll")
     [ "$run" != "$coll" ] && args+=(--workload "${run#*:}")
-    radix=$([ "$coll" = alltoall ] && echo tra:radix=auto || echo tuna:radix=auto)
+
     name=${run/:/-}-p$np
     mpirun -np "$np" $a2a bench "${args[@]}" -m "16:$max" -i 20 -x 5 -b "$batch" -c \
-      -a auto -a shm -a spread-out -a "$radix" --csv "$out/$name.csv" >"$out/$name.txt"
+      -a auto -a shm -a spread-out --csv "$out/$name.csv" >"$out/$name.txt"
     csvs+=("$out/$name.csv")
     echo "  $name: $(grep -m1 '# summary: auto/native' "$out/$name.txt" | sed 's/# summary: //')"
   done

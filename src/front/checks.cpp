@@ -49,11 +49,12 @@ int check_aliasing(int P, const void* send, const long long* soff, const long lo
 
 // Where this rank's buffers live, when it moves bytes: MPI_ERR_BUFFER when
 // one is device memory and the other not, MPI_ERR_TYPE for device buffers
-// with non-contiguous datatypes.
-int place(const void* sendbuf, const void* recvbuf, bool moves, bool contiguous, Placement& out, std::string& msg) {
+// with non-contiguous datatypes.  host: known to be host memory already.
+int place(const void* sendbuf, const void* recvbuf, bool moves, bool contiguous, bool host, Placement& out,
+          std::string& msg) {
   out = Placement{};
   if (!moves) return MPI_SUCCESS;
-  if (!gpu::built_with_cuda()) {
+  if (host || !gpu::built_with_cuda()) {
     out.host = 1;
     return MPI_SUCCESS;
   }
@@ -80,7 +81,7 @@ int describe_types(const CallArgs& a, Prepared& p) {
   return MPI_SUCCESS;
 }
 
-int prepare_alltoall(const CallArgs& a, Prepared& p, std::string& msg) {
+int prepare_alltoall(const CallArgs& a, Prepared& p, std::string& msg, bool host_buffers) {
   const int P = p.P;
   if (a.scount < 0 || a.rcount < 0) return MPI_ERR_COUNT;
   if (const int rc = describe_types(a, p)) return rc;
@@ -111,10 +112,10 @@ int prepare_alltoall(const CallArgs& a, Prepared& p, std::string& msg) {
                                       msg))
       return rc;
   }
-  return place(a.sendbuf, a.recvbuf, p.bs > 0, contiguous, p.where, msg);
+  return place(a.sendbuf, a.recvbuf, p.bs > 0, contiguous, host_buffers, p.where, msg);
 }
 
-int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg) {
+int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg, bool host_buffers) {
   const int P = p.P, me = p.ctx->rank;
   if (!a.rcounts || !a.rdispls || !a.scounts || !a.sdispls) return MPI_ERR_ARG;
   if (const int rc = describe_types(a, p)) return rc;
@@ -171,7 +172,7 @@ int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg) {
                                       msg))
       return rc;
   }
-  return place(a.sendbuf, a.recvbuf, any, sgap && rgap, p.where, msg);
+  return place(a.sendbuf, a.recvbuf, any, sgap && rgap, host_buffers, p.where, msg);
 }
 
 }  // namespace
@@ -187,6 +188,8 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
                     p.args.coll == a.coll && p.P == ctx.size;
   p.types_known = same && p.types_known && p.args.stype == a.stype && p.args.rtype == a.rtype;
   const bool same_spec = same && p.spec == a.spec;
+  // Buffers the last signature found in host memory need no pointer query.
+  const bool host_buffers = same && p.where.host && p.args.sendbuf == a.sendbuf && p.args.recvbuf == a.recvbuf;
   const long long old_bs = p.bs;
   p.reusable = false;
   p.args = a;
@@ -202,7 +205,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   p.largest = p.sent = p.packed_send = p.packed_recv = 0;
   p.send_direct = p.recv_direct = true;
   p.where = Placement{};
-  const int rc = a.v() ? prepare_alltoallv(a, p, msg) : prepare_alltoall(a, p, msg);
+  const int rc = a.v() ? prepare_alltoallv(a, p, msg, host_buffers) : prepare_alltoall(a, p, msg, host_buffers);
   // The choice stays with the spec where the counts cannot change it: a
   // named spec; auto's class of an alltoallv without sizes (v_fixed) or of
   // an alltoall of the same block size.

@@ -316,12 +316,18 @@ int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::
   std::unique_ptr<Prepared> fresh;
   int err = MPI_SUCCESS;
   if (!p) {
-    CommContext* ctx = nullptr;
-    if (const int rc = open_comm(a.comm, ctx)) {
-      st = Stats{};
-      return rc;
-    }
     fresh = recycle_prepared(ts);
+    // The recycled call's context serves where it was made on the same
+    // communicator since nothing was freed (the generation), as the most
+    // recent calls often were; else the communicator is checked and its
+    // context looked up.
+    CommContext* ctx = fresh->reusable && fresh->args.comm == a.comm && fresh->generation == generation() ? fresh->ctx
+                                                                                                        : nullptr;
+    if (!ctx)
+      if (const int rc = open_comm(a.comm, ctx)) {
+        st = Stats{};
+        return rc;
+      }
     err = prepare(a, *ctx, *fresh, msg);
     p = fresh.get();
   }

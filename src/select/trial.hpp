@@ -2,9 +2,9 @@
 // model proposes two or three candidates (trial_candidates in
 // cost_model.hpp), which take turns on the application's own calls, all of
 // which move the real data; each rank times its calls; after
-// kTrialWarmup + kTrialRounds rounds one allreduce (MAX) of every rank's
-// median per candidate tells every rank the same times, and auto keeps the
-// winner.  Afterwards every kSampleEvery-th call of the class is timed; a
+// kTrialWarmup + kTrialRounds rounds one allreduce of every rank's median
+// per candidate (their mean) tells every rank the same times, and auto
+// keeps the winner.  Afterwards every kSampleEvery-th call of the class is timed; a
 // rank whose recent samples run kDrift times slower than the winner did in
 // its trial raises a flag, which the ranks agree on (one allreduce) every
 // `check_every` calls, starting at kFirstCheck and doubling after each check
