@@ -166,3 +166,65 @@ TEST(Prepared, ErrorsAreNotKept) {
   EXPECT_EQ(A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, MPI_COMM_WORLD, "tra:radix=2"), MPI_SUCCESS);
   for (int src = 0; src < P; ++src) EXPECT_EQ(r[src], src);
 }
+
+// A call with a new signature is prepared in the least recent prepared
+// call's object (front/execute.cpp), which keeps what the two signatures
+// share: whatever differs must not survive.  Calls cycle through more
+// signatures than a thread keeps, each differing from the one it recycles
+// in counts, then also in spec, datatype, communicator or collective; the
+// data (encoding source, destination, index, round) and the stats name
+// must be each call's own.
+TEST(Prepared, RecycledCallsKeepOnlyWhatTheyShare) {
+  int rank;
+  const int P = world(rank);
+  MPI_Comm dup;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  const Layout& strided = strided_layout();
+  const char* specs[] = {"spread-out", "native", "auto", "tuna:radix=2", "shm", "pairwise"};
+  const int calls = 6 * static_cast<int>(a2a::detail::kPreparedSlots);
+  for (int k = 0; k < calls; ++k) {
+    const char* spec = specs[(k / 5) % 6];
+    const MPI_Comm comm = (k / 7) % 2 ? dup : MPI_COMM_WORLD;
+    const bool typed = (k / 11) % 2 == 1;  // the strided datatype
+    const std::string what = std::string(spec) + " call " + std::to_string(k);
+    if (k % 13 == 12) {  // an alltoall in between, its block size changing
+      if (std::strncmp(spec, "tuna", 4) == 0) spec = "tra:radix=2";  // alltoallv's only
+      const int n = 1 + k % 3;
+      std::vector<int> s(n * P), r(n * P, -1);
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < n; ++j) s[n * d + j] = value(rank, d, j, k);
+      ASSERT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, comm, spec), MPI_SUCCESS) << what;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < n; ++j) EXPECT_EQ(r[n * src + j], value(src, rank, j, k)) << what;
+      continue;
+    }
+    std::vector<int> sc(P), sd(P), rc(P), rd(P);
+    int so = 0, ro = 0;
+    for (int i = 0; i < P; ++i) {  // new counts every call
+      sc[i] = count_of(rank, i, k) + k % 2;
+      sd[i] = so;
+      so += sc[i] + 1;
+      rc[i] = count_of(i, rank, k) + k % 2;
+      rd[i] = ro;
+      ro += rc[i] + 1;
+    }
+    const Layout& l = typed ? strided : int_layout();  // both sides; counts in its elements
+    const int per = l.ints();
+    Buffer sb(l, so + 1), r(l, ro + 1);
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < sc[d] * per; ++j) *sb.at(1, sd[d], j) = value(rank, d, j, k);
+    ASSERT_EQ(A2A_Alltoallv(sb.data(), sc.data(), sd.data(), l.type, r.data(), rc.data(), rd.data(), l.type, comm,
+                            spec),
+              MPI_SUCCESS)
+        << what;
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < rc[src] * per; ++j) wrong += *r.at(1, rd[src], j) != value(src, rank, j, k);
+    EXPECT_EQ(wrong, 0) << what;
+    const std::string name = ran();
+    if (std::strcmp(spec, "auto") != 0) {
+      EXPECT_EQ(name.substr(0, name.find(':')), std::string(spec).substr(0, std::string(spec).find(':'))) << what;
+    }
+  }
+  MPI_Comm_free(&dup);
+}
