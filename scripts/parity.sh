@@ -18,6 +18,15 @@
 #             alltoall 16 B .. 1 KiB back to back (-b 100)
 #   intra     tra2, tuna-hier and clustered with intra=shm against intra=p2p
 #             on virtual nodes of 4 (A2A_NODE_SIZE=4) at P = 8 and 16
+#   trial     auto after its trial against MPI_Alltoall(v) at P = 2, 4, 8,
+#             alltoall and alltoallv (uniform, power-law), 16 B .. 8 MiB,
+#             Open MPI with single copy (CMA) and without, and MPICH at
+#             P = 2 (-a shm -a auto, -b 4 at P = 2 as issue 27 measured);
+#             and every one of auto's first 100 calls per size (-x 0,
+#             means), its trial included
+#   overhead_vs  the overhead phase's runs alternating with the same runs of
+#             another build (A2A_BASE=dir holding a2a, default /tmp/base/build),
+#             3 each: what a change adds to the call path, in one run
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -153,6 +162,42 @@ intra() {
       -a tuna-hier -a tuna-hier:intra=shm -a tuna-hier:variant=staggered -a tuna-hier:variant=staggered,intra=shm \
       -a clustered -a clustered:intra=shm \
       --csv "$out/intra-alltoallv-p$np.csv" | tee "$out/intra-alltoallv-p$np.txt"
+  done
+}
+
+# auto after its trial and over its first 100 calls.  Sizes from 512 KiB
+# take fewer iterations (a call at P = 8, 8 MiB moves 512 MiB).
+trial() {
+  local runs=("ompi-cma:mpirun --mca btl_vader_single_copy_mechanism cma"
+              "ompi-none:mpirun --mca btl_vader_single_copy_mechanism none")
+  [ -x build-mpich/a2a ] && runs+=("mpich:mpiexec.mpich")
+  for run in "${runs[@]}"; do
+    lib=${run%%:*} launch=(${run#*:})
+    bin=$a2a; [ $lib = mpich ] && bin=build-mpich/a2a
+    nps="2 4 8"; [ $lib = mpich ] && nps=2  # MPICH polls: time-sliced ranks crawl (README)
+    for np in $nps; do
+      batch=1; [ "$np" -eq 2 ] && batch=4
+      for w in alltoall uniform power-law; do
+        args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
+        name=$lib-$w-p$np
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 5 -b $batch -c -a shm -a auto           --csv "$out/trial-$name-small.csv" > "$out/trial-$name-small.txt"
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:8388608 -i 12 -x 3 -b 1 -c -a shm -a auto           --csv "$out/trial-$name-large.csv" > "$out/trial-$name-large.txt"
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:8388608 -i 100 -x 0 -b 1 -a auto           --csv "$out/first-$name.csv" > "$out/first-$name.txt"
+        echo "$name: $(grep -h '# summary: auto/native geo' "$out/trial-$name-small.txt" "$out/trial-$name-large.txt" | tr '\n' ' ')"
+      done
+    done
+  done
+}
+
+overhead_vs() {
+  local base=${A2A_BASE:-/tmp/base/build}
+  for np in 1 2; do
+    for k in 1 2 3; do
+      for which in base new; do
+        bin=$a2a; [ $which = base ] && bin=$base/a2a
+        mpirun -np "$np" $bin bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out           -a auto --csv "$out/overhead-vs-$which-p$np-$k.csv" > "$out/overhead-vs-$which-p$np-$k.txt"
+      done
+    done
   done
 }
 

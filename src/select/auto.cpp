@@ -88,9 +88,9 @@ int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
   double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
   const bool open_mpi = m.library == Library::open_mpi;
   if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
-    measure_link(comm, ctx.rank, intra_peer, open_mpi, m.intra, o_intra, p_intra);
+    measure_link(comm, ctx.rank, intra_peer, open_mpi, ctx.oversubscribed, m.intra, o_intra, p_intra);
   if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
-    measure_link(comm, ctx.rank, inter_peer, open_mpi, m.inter, o_inter, p_inter);
+    measure_link(comm, ctx.rank, inter_peer, open_mpi, ctx.oversubscribed, m.inter, o_inter, p_inter);
   if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
   if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
   m.overhead = std::max(o_intra, o_inter);
@@ -101,7 +101,7 @@ int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
   m.flag_round = node.flag_round;
   std::copy(std::begin(node.seg), std::end(node.seg), m.seg);
   std::copy(std::begin(node.cma), std::end(node.cma), m.cma);
-  m.round = measure_round(comm);
+  m.round = measure_round(comm, ctx.oversubscribed);
   std::vector<double> v = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead,
                            m.copy,        m.persistent, m.flag,        m.round,      m.flag_round};
   for (double* curve : {m.seg, m.cma}) v.insert(v.end(), curve, curve + kShmCopySizes);

@@ -14,6 +14,12 @@ namespace {
 
 constexpr int kTag = 77;
 
+// Where ranks outnumber cores every wait may cost a scheduling slice: the
+// loops run fewer times (the same on every rank: the flag is agreed), so
+// the measurement stays within milliseconds.
+thread_local bool light = false;
+int times(int full, int when_light) { return light ? when_light : full; }
+
 double median(std::vector<double> t) {
   std::nth_element(t.begin(), t.begin() + static_cast<long>(t.size() / 2), t.end());
   return t[t.size() / 2];
@@ -39,7 +45,8 @@ double half_round_trip(MPI_Comm comm, int rank, int peer, std::vector<char>& buf
 // Extra time per message when `burst` small ones are posted together,
 // beyond one round trip (median of a few bursts).
 double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf, double rtt) {
-  constexpr int burst = 16, reps = 3;
+  constexpr int burst = 16;
+  const int reps = times(3, 1);
   std::vector<MPI_Request> req(burst);
   std::vector<double> t;
   for (int it = -1; it < reps; ++it) {
@@ -59,7 +66,8 @@ double burst_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf,
 // made, started and freed for it (Open MPI's basic linear algorithms do
 // this on every call) instead of plain ones (median of a few bursts).
 double persistent_overhead(MPI_Comm comm, int rank, int peer, std::vector<char>& buf) {
-  constexpr int burst = 16, reps = 3;
+  constexpr int burst = 16;
+  const int reps = times(3, 1);
   std::vector<MPI_Request> req(burst);
   std::vector<double> gain;
   for (int it = -1; it < reps; ++it) {
@@ -94,7 +102,7 @@ using Word = long long;
 Word load(const char* at) { return __atomic_load_n(reinterpret_cast<const Word*>(at), __ATOMIC_ACQUIRE); }
 void store(char* at, Word v) { __atomic_store_n(reinterpret_cast<Word*>(at), v, __ATOMIC_RELEASE); }
 // Spins before a wait yields the core: few where ranks outnumber cores.
-int spins = 4000;
+thread_local int spins = 4000;
 void wait_for(const char* at, Word v) {
   for (int i = 0; load(at) < v; ++i)
     if (i >= spins) sched_yield();
@@ -106,7 +114,7 @@ constexpr size_t kPing = 0, kPong = 8, kRound = 16, kPid = 24, kSource = 32, kNe
 // Half round trips of a flag between node ranks 0 and 1 (median of batches:
 // one descheduled moment spoils a batch, not the measure).
 double flag_ping_pong(int me, char* mine, const char* theirs) {
-  constexpr int kBatches = 7, kTrips = 50;
+  const int kBatches = times(7, 3), kTrips = times(50, 10);
   std::vector<double> batch;
   Word i = 0;
   for (int b = -1; b < kBatches; ++b) {  // batch -1 warms up
@@ -125,7 +133,7 @@ double flag_ping_pong(int me, char* mine, const char* theirs) {
 // One round in which every node rank raises its word and waits for all the
 // others' (shm's wait, with every rank taking part).
 double flag_rounds(const std::vector<char*>& part, int me) {
-  constexpr int kBatches = 3, kRounds = 16;
+  const int kBatches = times(3, 2), kRounds = times(16, 4);
   std::vector<double> batch;
   Word i = 0;
   for (int b = -1; b < kBatches; ++b) {
@@ -142,13 +150,15 @@ double flag_rounds(const std::vector<char*>& part, int me) {
 
 }  // namespace
 
-void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& link, double& overhead,
-                  double& persistent) {
+void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, bool oversubscribed, LinkCost& link,
+                  double& overhead, double& persistent) {
+  light = oversubscribed;
   constexpr int last = kLinkSizes - 1;
   std::vector<char> buf(static_cast<size_t>(kLinkBytes[last]));
-  link.alpha = half_round_trip(comm, rank, peer, buf, 8, 10);
+  link.alpha = half_round_trip(comm, rank, peer, buf, 8, times(10, 3));
   for (int i = 0; i < kLinkSizes; ++i)
-    link.at[i] = std::max(link.alpha, half_round_trip(comm, rank, peer, buf, static_cast<int>(kLinkBytes[i]), 3));
+    link.at[i] =
+        std::max(link.alpha, half_round_trip(comm, rank, peer, buf, static_cast<int>(kLinkBytes[i]), times(3, 1)));
   const double span = static_cast<double>(kLinkBytes[last] - kLinkBytes[last - 1]);
   link.beta = std::max(0.0, link.at[last] - link.at[last - 1]) / span;
   if (link.beta == 0) link.beta = std::max(0.0, link.at[last] - link.alpha) / static_cast<double>(kLinkBytes[last]);
@@ -170,12 +180,13 @@ double measure_copy() {
   return median(t) / bytes;
 }
 
-double measure_round(MPI_Comm comm) {
+double measure_round(MPI_Comm comm, bool oversubscribed) {
+  light = oversubscribed;
   int rank = 0, P = 1;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   if (P < 2) return 0;
-  constexpr int kBatches = 3, kRounds = 8;
+  const int kBatches = times(3, 2), kRounds = times(8, 4);
   std::vector<double> batch;
   char out[8] = {}, in[8];
   for (int b = -1; b < kBatches; ++b) {
@@ -198,6 +209,7 @@ NodeCosts measure_node(MPI_Comm comm, bool oversubscribed) {
   return c;
 #else
   spins = oversubscribed ? 16 : 4000;  // as shm waits
+  light = oversubscribed;
   int rank = 0;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm node = MPI_COMM_NULL;
@@ -241,7 +253,7 @@ NodeCosts measure_node(MPI_Comm comm, bool oversubscribed) {
     for (int s = 0; s < kShmCopySizes && me < 2; ++s) {
       const size_t n = static_cast<size_t>(kShmCopyBytes[s]);
       std::vector<double> seg, read;
-      for (int it = -1; it < 3; ++it) {
+      for (int it = -1; it < times(3, 2); ++it) {
         if (me == 0) wait_for(part[1] + kNext, trip);  // rank 1's read of the last trip is over
         const double t0 = MPI_Wtime();
         ++trip;
@@ -254,7 +266,10 @@ NodeCosts measure_node(MPI_Comm comm, bool oversubscribed) {
           std::memcpy(sink.data(), zero + kHeader, n);
           store(mine + kPong, trip);
         }
-        if (it >= 0) seg.push_back(std::max(0.0, MPI_Wtime() - t0 - 2 * c.flag));
+        if (it >= 0) {  // less the two flags, where they are not most of it (time-sliced waits)
+          const double t = MPI_Wtime() - t0;
+          seg.push_back(std::max(t - 2 * c.flag, t / 4));
+        }
         if (me == 1 && cma_ok) {  // rank 0 is past its wait: its source stays until the barrier below
           iovec local{sink.data(), n}, remote{reinterpret_cast<void*>(from), n};
           const double t1 = MPI_Wtime();

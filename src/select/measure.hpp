@@ -25,15 +25,16 @@ namespace a2a::detail {
 
 // The link between rank 0 and `peer` (collective over the pair: the other
 // ranks return at once).  open_mpi: also the persistent-request overhead.
-void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, LinkCost& link, double& overhead,
-                  double& persistent);
+// oversubscribed (agreed, the same on every rank): fewer repetitions.
+void measure_link(MPI_Comm comm, int rank, int peer, bool open_mpi, bool oversubscribed, LinkCost& link,
+                  double& overhead, double& persistent);
 
 // Seconds per byte of a local memcpy (this rank alone).
 double measure_copy();
 
 // Seconds per round of 8-byte messages to the next rank while receiving from
 // the previous one, every rank of comm taking part (collective).
-double measure_round(MPI_Comm comm);
+double measure_round(MPI_Comm comm, bool oversubscribed);
 
 // What shm costs between rank 0 and the next rank of its node (the memory
 // it shares, whatever layout a2a is told), and a flag round among all of

@@ -321,14 +321,17 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
       }
       continue;
     }
+    if constexpr (varying)  // no direct block: a receiver expecting one sees so (its half's entry is stale)
+      if (first && dir.cma) table[2 * d + 1] = 0;
     copy_bytes(data + static_cast<size_t>(d) * k.len, c.send_block(d) + k.off, k.of(block));
   }
   if constexpr (!varying) {
-    if (first && dir.cma && dir.takes(c.bs)) {
+    if (first && dir.cma) {
       auto* words = reinterpret_cast<Word*>(mine + s.layout.direct_at(e));
-      words[0] = static_cast<Word>(reinterpret_cast<uintptr_t>(c.send));
+      const bool direct = dir.takes(c.bs);
+      words[0] = direct ? static_cast<Word>(reinterpret_cast<uintptr_t>(c.send)) : 0;
       words[1] = static_cast<Word>(c.sstride);
-      words[2] = static_cast<Word>(c.bs);
+      words[2] = direct ? static_cast<Word>(c.bs) : 0;
     }
   }
   __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
