@@ -23,7 +23,7 @@
 #             Open MPI with single copy (CMA) and without, and MPICH at
 #             P = 2 (-a shm -a auto, -b 4 at P = 2 as issue 27 measured);
 #             and every one of auto's first 100 calls per size (-x 0,
-#             means), its trial included
+#             means; 5 processes at P = 2), its trial included
 #   overhead_vs  the overhead phase's runs alternating with the same runs of
 #             another build (A2A_BASE=dir holding a2a, default /tmp/base/build),
 #             3 each: what a change adds to the call path, in one run

@@ -246,12 +246,110 @@ def intra_table(d):
     return out
 
 
+LIBS = {"ompi-cma": "Open MPI 4.1.4, CMA", "ompi-none": "Open MPI 4.1.4, no single copy", "mpich": "MPICH 4.0.2"}
+
+
+def bench_cells(paths):
+    """bytes -> {algorithm: row} over several bench CSVs of one case."""
+    by = {}
+    for path in paths:
+        for r in rows_of(path):
+            by.setdefault(int(r["bytes"]), {})[r["algorithm"]] = r
+    return by
+
+
+def trial_tables(d):
+    """Issue 27's acceptance: auto after its trial, and over its first 100
+    calls, against the library's own call (scripts/parity.sh trial)."""
+    def order(case):
+        name, P = case
+        lib = next(k for k in LIBS if name.startswith(k))
+        return list(LIBS).index(lib), int(P), ["alltoall", "uniform", "power-law"].index(name[len(lib) + 1:])
+    cases = sorted({re.search(r"trial-(.+)-p(\d+)-small\.csv", p).groups()
+                    for p in glob.glob(os.path.join(d, "trial-*-small.csv"))}, key=order)
+    if not cases:
+        return []
+    out = ["**auto after its trial, and over its first 100 calls** (`scripts/parity.sh trial`: `L -n P build/a2a bench "
+           "[--collective alltoallv --workload W] -m 16:262144 -i 30 -x 5 -b B -c -a shm -a auto` with `-b 4` at P = 2 "
+           "(as issue 27 measured), `-b 1` above, then `-m 524288:8388608 -i 12 -x 3 -b 1` (a call at P = 8, 8 MiB "
+           "moves 512 MiB), and for the first calls `-m 16:8388608 -i 100 -x 0 -b 1 -a auto` (the mean of all 100 "
+           "timed calls per size: the first call on world, the trial and what follows; the median over 5 processes "
+           "at P = 2, one above); L is `mpirun --mca "
+           "btl_vader_single_copy_mechanism cma` or `none`, or `mpiexec.mpich` (P = 2 only: MPICH polls, and "
+           "time-sliced ranks crawl). Medians over the library's own call in the same run; geometric mean and worst "
+           "over the 20 sizes 16 B .. 8 MiB; what auto ran at them.", ""]
+    out.append("| library | P | collective | auto/native gm | worst (at) | first 100 calls gm | worst (at) | shm/native gm | auto ran |")
+    out.append("|---|---|---|---|---|---|---|---|---|")
+    for name, P in cases:
+        lib = next(k for k in LIBS if name.startswith(k))
+        w = name[len(lib) + 1:]
+        by = bench_cells([os.path.join(d, f"trial-{name}-p{P}-{part}.csv") for part in ("small", "large")
+                          if os.path.exists(os.path.join(d, f"trial-{name}-p{P}-{part}.csv"))])
+        auto = {b: float(v["auto"]["median_us"]) / float(v["native"]["median_us"]) for b, v in by.items()
+                if "auto" in v and "native" in v}
+        shm = [float(v["shm"]["median_us"]) / float(v["native"]["median_us"]) for v in by.values() if "shm" in v]
+        ran = {}
+        for v in by.values():
+            if "auto" in v:
+                ran[v["auto"]["resolved"]] = ran.get(v["auto"]["resolved"], 0) + 1
+        runs = {}  # size -> the ratio of means in each process
+        for fpath in glob.glob(os.path.join(d, f"first-{name}-p{P}-*.csv")):
+            for b, v in bench_cells([fpath]).items():
+                if "auto" in v and "native" in v and v["auto"].get("mean_us"):
+                    runs.setdefault(b, []).append(float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"]))
+        first = {b: statistics.median(x) for b, x in runs.items()}
+        wa = max(auto, key=auto.get)
+        fcells = ["-", "-"]
+        if first:
+            wf = max(first, key=first.get)
+            fcells = [f"{gm(list(first.values())):.3f}", f"{first[wf]:.3f} ({size(wf)})"]
+        coll = "alltoall" if w == "alltoall" else f"alltoallv {w}"
+        out.append(f"| {LIBS[lib]} | {P} | {coll} | {gm(list(auto.values())):.3f} | {auto[wa]:.3f} ({size(wa)}) | "
+                   + " | ".join(fcells) + f" | {gm(shm):.3f} | "
+                   + ", ".join(f"{k} x{n}" for k, n in sorted(ran.items(), key=lambda kv: -kv[1])) + " |")
+    out.append("")
+    return out
+
+
+def overhead_vs(d):
+    """What the change adds to the call path: the overhead runs of this build
+    and of another, alternating (scripts/parity.sh overhead_vs)."""
+    paths = glob.glob(os.path.join(d, "overhead-vs-new-p*-*.csv"))
+    if not paths:
+        return []
+    out = ["**Call overhead against the build before** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
+           "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, three runs of each "
+           "build alternating, `A2A_BASE` the build before): what each row adds to MPI_Alltoall's time in the same "
+           "run (us per call, means of 100 back-to-back calls), the median of the three runs, before and now, and "
+           "the difference.", ""]
+    cols = ["a2a/native", "plan/native", "spread-out", "auto"]
+    out.append("| P | bytes | " + " | ".join(f"{c}: before, now (diff)" for c in cols) + " |")
+    out.append("|---|---|" + "---|" * len(cols))
+    for P in sorted({re.search(r"-p(\d+)-", p).group(1) for p in paths}, key=int):
+        added = {}
+        for which in ("base", "new"):
+            for path in glob.glob(os.path.join(d, f"overhead-vs-{which}-p{P}-*.csv")):
+                for b, v in bench_cells([path]).items():
+                    for c in cols:
+                        if c in v:
+                            added.setdefault((which, b, c), []).append(
+                                float(v[c]["median_us"]) - float(v["native"]["median_us"]))
+        for b in sorted({k[1] for k in added}):
+            cells = []
+            for c in cols:
+                before, now = (statistics.median(added.get((w, b, c), [float("nan")])) for w in ("base", "new"))
+                cells.append(f"{before:+.3f}, {now:+.3f} ({now - before:+.3f})")
+            out.append(f"| {P} | {size(b)} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="results/parity")
     ap.add_argument("--update", help="markdown file whose parity markers to fill")
     args = ap.parse_args()
-    text = "\n".join(overhead(args.dir) + twins(args.dir) + auto_vs_best(args.dir) + apps(args.dir) + shm_table(args.dir)
+    text = "\n".join(trial_tables(args.dir) + overhead_vs(args.dir) + apps(args.dir) + twins(args.dir)
                      + intra_table(args.dir))
     if not args.update:
         print(text)

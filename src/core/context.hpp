@@ -232,6 +232,10 @@ class SubLayout {
   int my_node_;
 };
 
+// shm's segment for ctx made now where all its ranks share a node
+// (collective; A2A_Comm_prepare), so that no call pays for it.
+int shm_prepare(CommContext& ctx);
+
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 // Safe from several threads on distinct communicators (MPI_THREAD_MULTIPLE).
 int get_context(MPI_Comm user, CommContext*& ctx);

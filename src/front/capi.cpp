@@ -199,6 +199,7 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
           *ctx, varying, ignored);
   MachineModel machine;  // auto's costs, measured now (once per job for world's ranks); errors show at auto's use
   machine_model(*ctx, machine, ignored);
+  shm_prepare(*ctx);  // the node's segment, where there is one
   static std::once_flag warm;
   std::call_once(warm, [] {
     ThreadState& ts = thread_state();

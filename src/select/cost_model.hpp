@@ -170,7 +170,7 @@ std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, 
 // cheapest other candidate where it is modelled within kTrialClose of the
 // pick (of native, where native is the pick).  Native alone: nothing else
 // is close enough to be worth a call.
-constexpr double kTrialClose = 1.25;
+constexpr double kTrialClose = 1.5;
 std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
 
 // One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).

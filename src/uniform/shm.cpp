@@ -432,6 +432,14 @@ Result run(const Call& c, const Params& prm) {
 
 }  // namespace
 
+int shm_prepare(CommContext& ctx) {
+  if (ctx.size < 2 || ctx.topology.nodes() > 1) return MPI_SUCCESS;
+  ShmState* s = nullptr;
+  if (const int rc = state_of(ctx, s)) return rc;
+  if (!s->usable || s->win != MPI_WIN_NULL) return MPI_SUCCESS;
+  return make_segment(*s, ctx.size, schedule::shm_half_limit(config().scratch_limit));
+}
+
 void shm_forget_kept() {
   std::vector<std::pair<std::vector<int>, std::shared_ptr<ShmState>>> gone;  // freed outside the lock
   {
