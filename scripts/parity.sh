@@ -11,8 +11,8 @@
 #             with the tuning file and with the cost model alone
 #   apps      a2a-fft and a2a-closure (auto against native, interleaved), and
 #             hpcc and the FFTW round trip under the shim (auto) against the
-#             MPI library alone, both timed by tests' mpi_timer, at P = 4, 8, 16 (phases
-#             own_apps and shim_apps run either half)
+#             MPI library alone, both timed by tests' mpi_timer, at P = 2, 4, 8, 16
+#             (PARITY_NP: some of them; phases own_apps and shim_apps run either half)
 #   shm       the shared-memory exchange against the library at P = 2, 4, 8,
 #             alltoall and alltoallv (uniform), 16 B .. 8 MiB, with auto; and
 #             alltoall 16 B .. 1 KiB back to back (-b 100)
@@ -107,7 +107,7 @@ shm() {
 }
 
 own_apps() {
-  for np in 4 8 16; do
+  for np in ${PARITY_NP:-2 4 8 16}; do
     mpirun -np "$np" build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto |
       tee "$out/apps-fft-uniform-p$np.txt"
     mpirun -np "$np" build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 9 --compare native --compare auto |
@@ -118,7 +118,7 @@ own_apps() {
 }
 
 shim_apps() {
-  for np in ${PARITY_NP:-4 8 16}; do
+  for np in ${PARITY_NP:-2 4 8 16}; do
     # hpcc and the FFTW round trip, unchanged: the shim with auto against
     # the library alone, alternating, 7 runs each (FFTW's four calls, each
     # the first on its communicator, vary most: 41); fftw-x20: its plans

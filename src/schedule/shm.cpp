@@ -31,6 +31,12 @@ size_t shm_piece_len(size_t block, int P, size_t half) {
   return half / ranks / kShmLine * kShmLine;
 }
 
+size_t shm_slot(size_t largest, size_t share) {
+  size_t slot = kShmLine;
+  while (slot < largest && slot < share) slot *= 2;
+  return slot < share ? slot : share;
+}
+
 size_t shm_exchanges(size_t largest, size_t first, size_t then) {
   if (largest <= first || then == 0) return 1;
   return 1 + (largest - first + then - 1) / then;

@@ -54,6 +54,14 @@ struct ShmPiece {
 // where not even one line per rank fits (shm cannot run).
 size_t shm_piece_len(size_t block, int P, size_t half);
 
+// Alltoallv's slot per destination in a sender's first exchange: its
+// largest block through the segment rounded up to a power of two (a line
+// at least), at most `share` (the half's share per rank).  The sender
+// publishes that largest block on the line its peers poll, so a receiver
+// finds its piece at me * slot with nothing more to read, and small calls
+// stay on the first lines of a half, not a share apart.
+size_t shm_slot(size_t largest, size_t share);
+
 // Exchanges for a largest block of `largest` bytes when the first carries
 // `first` bytes of every block and each later one `then` (at least one).
 size_t shm_exchanges(size_t largest, size_t first, size_t then);

@@ -303,9 +303,13 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
       if (dir.takes(c.recv_bytes(p))) messages.recv(c.recv_block(p), c.recv_bytes(p), p, c.comm());
       if (dir.takes(c.send_bytes(p))) messages.send(c.send_block(p), c.send_bytes(p), p, c.comm(), c.stats);
     }
-  // Destination d's piece sits at d * k.len of the half (a slot per rank:
-  // the receiver finds it with no table to read); a direct block's address
-  // and bytes go in the table (alltoallv) or the direct words (alltoall).
+  // Destination d's piece sits at d * slot of the half (a slot per rank:
+  // the receiver finds it with no table to read): alltoall's block, or
+  // alltoallv's shm_slot of this rank's largest block in the first
+  // exchange, k.len in later ones; a direct block's address and bytes go in
+  // the table (alltoallv) or the direct words (alltoall).
+  const auto slot_of = [&](size_t peer_largest) { return varying && first ? schedule::shm_slot(peer_largest, k.len) : k.len; };
+  const size_t my_slot = slot_of(largest);
   auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
   char* data = mine + s.layout.data_at(e);
   for (int d = 0; d < P; ++d) {
@@ -323,7 +327,7 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
     }
     if constexpr (varying)  // no direct block: a receiver expecting one sees so (its half's entry is stale)
       if (first && dir.cma) table[2 * d + 1] = 0;
-    copy_bytes(data + static_cast<size_t>(d) * k.len, c.send_block(d) + k.off, k.of(block));
+    copy_bytes(data + static_cast<size_t>(d) * my_slot, c.send_block(d) + k.off, ShmPiece{k.off, my_slot}.of(block));
   }
   if constexpr (!varying) {
     if (first && dir.cma) {
@@ -335,7 +339,7 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
     }
   }
   __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
-                   __ATOMIC_RELAXED);
+                   __ATOMIC_RELAXED);  // before `ready` (release): receivers size this rank's slots from it
   store(mine, s.layout.ready, e);  // release: the pieces and words above are visible first
   wait_ready(s, me, e, c.ctx.oversubscribed);  // acquire: the peers' are visible after
   for (int p = 0; p < P; ++p) {
@@ -343,7 +347,9 @@ int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direc
     const char* peer = s.part[static_cast<size_t>(p)];
     const size_t block = c.recv_bytes(p);
     if (!dir.takes(block)) {
-      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + static_cast<size_t>(me) * k.len, k.of(block));
+      const size_t slot = slot_of(load(peer, s.layout.largest_at(e)));
+      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + static_cast<size_t>(me) * slot,
+                 ShmPiece{k.off, slot}.of(block));
       continue;
     }
     if (!first || !dir.cma) continue;  // direct: whole in the first exchange; messages: completed below

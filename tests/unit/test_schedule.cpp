@@ -493,6 +493,18 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
   EXPECT_EQ(second.of(3), 0u);
   EXPECT_EQ(second.of(6), 2u);
   EXPECT_EQ(second.of(100), 4u);
+  // Alltoallv's first-exchange slots: the largest block to a power of two,
+  // a line at least, the share at most; every block fits its slot.
+  EXPECT_EQ(s::shm_slot(0, 4096), s::kShmLine);
+  EXPECT_EQ(s::shm_slot(16, 4096), s::kShmLine);
+  EXPECT_EQ(s::shm_slot(65, 4096), 128u);
+  EXPECT_EQ(s::shm_slot(4096, 4096), 4096u);
+  EXPECT_EQ(s::shm_slot(5000, 4096), 4096u);
+  for (size_t largest = 0; largest < 10000; largest += 37) {
+    const size_t slot = s::shm_slot(largest, 8192);
+    EXPECT_TRUE(slot >= largest || slot == 8192) << largest;
+    EXPECT_EQ(slot & (slot - 1), 0u) << largest;
+  }
   EXPECT_TRUE(s::shm_direct(5, 5));
   EXPECT_FALSE(s::shm_direct(4, 5));
   EXPECT_FALSE(s::shm_direct(0, 0));   // empty blocks never
