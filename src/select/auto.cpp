@@ -1,6 +1,7 @@
 #include "select/auto.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
@@ -184,10 +185,23 @@ std::vector<std::string> tuned_candidates(const std::string& pick) {
   return {pick, "native"};
 }
 
-// What the model's ranking is tried with (A2A_AUTO_TRIAL=off: its pick alone).
-std::vector<std::string> modelled_candidates(const std::vector<CostedSpec>& ranked) {
+// Whether a spec's algorithm sends on a2a's private duplicate (made on a
+// communicator's first use of one: a collective MPI_Comm_dup, tens of
+// microseconds, paid again on every communicator a program makes).
+bool needs_duplicate(Collective coll, const std::string& spec) {
+  const AlgorithmInfo* info = find_algorithm(coll, spec.substr(0, spec.find(':')));
+  return info && (info->uniform || info->varying) && info->private_comm;
+}
+
+// What the model's ranking is tried with (A2A_AUTO_TRIAL=off: its pick
+// alone).  A runner-up that would make the private duplicate is tried only
+// where the pick makes it anyway: a program making a communicator per plan
+// (FFTW) would pay a duplicate per communicator for a trial turn.
+std::vector<std::string> modelled_candidates(Collective coll, const std::vector<CostedSpec>& ranked) {
   if (config().trial == Config::Trial::off) return {model_pick(ranked)};
-  return trial_candidates(ranked);
+  std::vector<std::string> specs = trial_candidates(ranked);
+  if (specs.size() == 3 && needs_duplicate(coll, specs[2]) && !needs_duplicate(coll, specs[0])) specs.pop_back();
+  return specs;
 }
 
 // Does the union of the key's entries cover every mean block size?
@@ -208,6 +222,45 @@ void check_tuning(CommContext& ctx, AutoState& a) {
   for (const auto& node : ctx.topology.ranks) a.nodes.push_back(static_cast<int>(node.size()));
   a.layout = {ctx.topology.node_of, ctx.topology.ranks};
   a.tuning_checked = true;
+}
+
+// Whether alltoallv's choice per call on the global sizes (one allreduce a
+// call) is worth it on this layout, by the model over blocks of 1 B ..
+// 1 GiB (factors of 4) and skews 1, 4 and 64: per point, each candidate's
+// time over the point's best; the per-call choice scores the best plus the
+// allreduce, a single pick for every size its own time (the geometric mean
+// over the points).  False, with `single` the best single pick (the model's
+// cheapest somewhere, or native), where the per-call choice does not win
+// by 5 %: one pick for every size then, tried against native.
+bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
+               std::string& single) {
+  const double allreduce = model_allreduce(layout, m);
+  std::map<std::string, double> log_ratio;  // candidate -> sum of log(time / best)
+  std::vector<std::map<std::string, double>> points;
+  std::vector<double> best;
+  double per_call = 0;
+  for (long long mean = 1; mean <= (1LL << 30); mean *= 4)
+    for (long long skew : {1, 4, 64}) {
+      const auto ranked = model_alltoallv(layout, mean, mean * skew, m);
+      std::map<std::string, double> t;
+      for (const auto& c : ranked) t[c.spec] = c.seconds;
+      const double b = ranked.front().seconds;  // cheapest first
+      log_ratio[model_pick(ranked, 0, 1.0)];    // a candidate
+      points.push_back(std::move(t));
+      best.push_back(b);
+      per_call += std::log((b + allreduce) / b);
+    }
+  log_ratio["native"];
+  for (const auto& g : given) log_ratio[g];
+  for (auto& [spec, sum] : log_ratio)
+    for (size_t i = 0; i < points.size(); ++i) {
+      const auto it = points[i].find(spec);
+      sum += it == points[i].end() ? 1e9 : std::log(it->second / best[i]);
+    }
+  const auto winner = std::min_element(log_ratio.begin(), log_ratio.end(),
+                                       [](auto& x, auto& y) { return x.second < y.second; });
+  single = winner->first;
+  return per_call < winner->second + static_cast<double>(points.size()) * std::log(0.95);
 }
 
 }  // namespace
@@ -256,6 +309,13 @@ int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
     MachineModel m;
     if (const int rc = machine_model(ctx, m, error)) return rc;
     it = a.shm_direct.emplace(Q, shm_direct_choice(m, Q)).first;
+    if (config().verbose && ctx.rank == 0) {
+      if (it->second.from == Params::kShmDirectOff)
+        std::fprintf(stderr, "a2a auto: P=%d, shm among %d ranks: every block through the segment\n", ctx.size, Q);
+      else
+        std::fprintf(stderr, "a2a auto: P=%d, shm among %d ranks: blocks from %lld bytes %s\n", ctx.size, Q,
+                     it->second.from, it->second.cma ? "read with CMA" : "as messages");
+    }
   }
   const ShmDirect d = it->second;
   if (r.params.shm_direct == Params::kShmDirectAuto) r.params.shm_direct = d.from;
@@ -288,20 +348,25 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
              std::all_of(picks.begin(), picks.end(), same_messages_family);
     };
     bool safe = fixed();
-    if (safe && !tuned) {
+    if (safe && !tuned && config().trial != Config::Trial::off) {
       MachineModel m;
       if (const int rc = machine_model(ctx, m, error)) return rc;
-      // The model's pick for blocks of 1 B .. 1 GiB, skews 1, 4 and 64,
-      // `extra` added to every non-native candidate; false where they differ.
-      // The cheapest, where the trial will check it against native.
-      const double margin = config().trial == Config::Trial::off ? kNativeMargin : 1.0;
+      std::string pick;
+      safe = !sizes_pay(a.layout, m, picks, pick);
+      if (safe) picks.push_back(pick);
+    } else if (safe && !tuned) {
+      MachineModel m;
+      if (const int rc = machine_model(ctx, m, error)) return rc;
+      // Untried (A2A_AUTO_TRIAL=off): the model's pick for blocks of 1 B ..
+      // 1 GiB, skews 1, 4 and 64, `extra` added to every non-native
+      // candidate; false where they differ.
       const std::vector<std::string> given = picks;
       const auto sweep_sizes = [&](double extra) {
         picks = given;
         bool same = fixed();
         for (long long mean = 1; same && mean <= (1LL << 30); mean *= 2)
           for (long long skew : {1, 4, 64}) {
-            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), extra, margin));
+            picks.push_back(model_pick(model_alltoallv(a.layout, mean, mean * skew, m), extra));
             if (!(same = fixed())) break;
           }
         return same;
@@ -358,8 +423,8 @@ int auto_class(CommContext& ctx, Collective coll, long long mean, long long max_
   } else {
     MachineModel m;
     if (const int rc = machine_model(ctx, m, error)) return rc;
-    specs = modelled_candidates(coll == Collective::alltoall ? model_alltoall(a.layout, mean, m)
-                                                             : model_alltoallv(a.layout, mean, max_bytes, m));
+    specs = modelled_candidates(coll, coll == Collective::alltoall ? model_alltoall(a.layout, mean, m)
+                                                                   : model_alltoallv(a.layout, mean, max_bytes, m));
   }
   std::string label = coll == Collective::alltoall
                           ? "alltoall " + bytes_label(std::get<1>(key))
@@ -409,7 +474,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 }
 
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
-  if (seconds >= 0) c.drift.sample(seconds, bytes);
+  if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + kSampleEvery;
   if (c.since < c.next_check) return MPI_SUCCESS;
   int flagged = c.drift.flagged() ? 1 : 0;

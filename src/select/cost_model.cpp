@@ -434,10 +434,14 @@ ShmDirect shm_direct_choice(const MachineCosts& m, int P) {
     return d.cma ? shm_cma_seconds(m, n) + m.flag : link_seconds(m.intra, n);
   };
   if (!d.cma && m.intra.alpha <= 0) return d;
-  // The smallest power of two from 1 KiB on where direct blocks win, at it
-  // and at every larger size up to 1 GiB.
-  for (long long n = 1LL << 30; n >= 1024; n /= 2) {
-    if (peers * direct(n) >= shm_segment_seconds(m, static_cast<long long>(peers) * n)) break;
+  // The smallest power of two from the smallest size measured on (a CMA
+  // read's fixed cost known there, not extrapolated) where direct blocks win, at it
+  // and at every larger size up to 1 GiB; where the two are within
+  // kDirectBias the single copy wins (the library's own way for large
+  // messages, and the copies through the segment measured warm, which
+  // calls on data the application just wrote may not be).
+  for (long long n = 1LL << 30; n >= kShmCopyBytes[0]; n /= 2) {
+    if (peers * direct(n) >= kDirectBias * shm_segment_seconds(m, static_cast<long long>(peers) * n)) break;
     d.from = n;
   }
   return d;

@@ -38,8 +38,8 @@ enum class Library { other, open_mpi, mpich };
 Library library_from_version(const std::string& mpi_get_library_version);
 
 // The block sizes shm's copies are measured at (select/measure.hpp).
-constexpr int kShmCopySizes = 4;
-constexpr long long kShmCopyBytes[kShmCopySizes] = {1 << 14, 1 << 16, 1 << 18, 1 << 20};
+constexpr int kShmCopySizes = 5;
+constexpr long long kShmCopyBytes[kShmCopySizes] = {1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
 
 // What is measured of a machine (or given in A2A_COST_MODEL).
 struct MachineCosts {
@@ -73,13 +73,15 @@ double shm_segment_seconds(const MachineCosts& m, long long bytes);
 double shm_cma_seconds(const MachineCosts& m, long long bytes);
 // shm's direct knobs for P ranks: the smallest block that one CMA read (or,
 // where CMA is not allowed, a message on the node link) moves faster than
-// two copies through the segment, judged on the P-1 blocks a rank moves
-// together (their copies share its caches, so the crossover per block falls
-// as P grows); from = Params::kShmDirectOff where that never happens.
+// two copies through the segment (or comes within kDirectBias of them),
+// judged on the P-1 blocks a rank moves together (their copies share its
+// caches, so the crossover per block falls as P grows); from =
+// Params::kShmDirectOff where that never happens.
 struct ShmDirect {
   long long from;
   bool cma;
 };
+constexpr double kDirectBias = 1.25;
 ShmDirect shm_direct_choice(const MachineCosts& m, int P);
 
 struct MachineModel : MachineCosts {

@@ -318,6 +318,48 @@ TEST_F(Auto, TrialOverturnsAWrongModel) {
   MPI_Comm_free(&comm);
 }
 
+// A pick that turns slow is dropped: under A2A_TEST_SLOWDOWN every drift
+// sample counts ten times its time (as if the machine had changed under
+// the pick), so after its first agreement (kFirstCheck calls of the class)
+// the class runs its trial again, on every rank alike, the data right
+// throughout, and decides again by measurement.  (The test's
+// A2A_COST_MODEL makes shm the pick, so there is a trial to run again.)
+TEST_F(Auto, DriftRunsTheTrialAgain) {
+  if (!std::getenv("A2A_TEST_SLOWDOWN")) GTEST_SKIP() << "A2A_TEST_SLOWDOWN runs only";
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  alltoall_auto(comm, 1);  // the communicator's first call
+  int calls = 0;
+  const Ran first = decided_alltoall(comm, 5, 2 * a2a::detail::trial_calls(3), calls);
+  if (first.by != "measured") GTEST_SKIP() << "the model left one candidate here: nothing to try again";
+  int again_at = -1;
+  for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
+    if (alltoall_auto(comm, 5).by == "trial") again_at = k;
+  EXPECT_GE(again_at, static_cast<int>(a2a::detail::kFirstCheck) - 1) << "not before the first agreement";
+  EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
+  const Ran after = decided_alltoall(comm, 5, 2 * a2a::detail::trial_calls(3), calls);
+  EXPECT_EQ(after.by, "measured");
+  MPI_Comm_free(&comm);
+}
+
+// A2A_AUTO_TRIAL=all: a tuning file's entry is tried against native too,
+// and the class ends measured, on one of the two.
+TEST_F(Auto, TuningEntriesVerifiedOnRequest) {
+  const char* mode = std::getenv("A2A_AUTO_TRIAL");
+  if (scenario() != "good" || !mode || std::string(mode) != "all") GTEST_SKIP() << "A2A_AUTO_TRIAL=all with a file";
+  std::vector<std::string> tried;
+  int calls = 0;
+  alltoall_auto(MPI_COMM_WORLD, 1);  // world's first call, unless an earlier test made it
+  const Ran ran = decided_alltoall(MPI_COMM_WORLD, 8, 2 * a2a::detail::trial_calls(2), calls, &tried);  // 32 B: tra:radix=2
+  EXPECT_EQ(ran.by, "measured");
+  EXPECT_TRUE(ran.algorithm == "tra:radix=2" || ran.algorithm == "native") << ran.algorithm;
+  std::sort(tried.begin(), tried.end());
+  EXPECT_EQ(tried, (std::vector<std::string>{"native", "tra:radix=2"}));
+}
+
 // auto's first call on a communicator runs native and decides nothing (a
 // program calling once per communicator never pays a decision's
 // collectives); communicators of world's ranks in world's order share

@@ -218,14 +218,14 @@ TEST(CostModel, ShmCopiesAndDirectThreshold) {
   EXPECT_GT(shm_cma_seconds(m, 1000), 1);
   // Through the segment 0.2 ns/B in cache, 1 ns/B from 256 KiB on; CMA
   // 2 us + 0.4 ns/B.
-  const double seg[] = {0.2e-9 * 16384, 0.2e-9 * 65536, 1e-9 * 262144, 1e-9 * 1048576};
+  const double seg[] = {0.2e-9 * 4096, 0.2e-9 * 16384, 0.2e-9 * 65536, 1e-9 * 262144, 1e-9 * 1048576};
   for (int i = 0; i < kShmCopySizes; ++i) {
     m.seg[i] = seg[i];
     m.cma[i] = 2e-6 + 0.4e-9 * static_cast<double>(kShmCopyBytes[i]);
   }
-  EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 8192), 0.2e-9 * 8192);      // proportional below the first size
+  EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 2048), 0.2e-9 * 2048);      // proportional below the first size
   EXPECT_DOUBLE_EQ(shm_segment_seconds(m, 2 << 20), 1e-9 * (2 << 20));  // per byte past the last
-  EXPECT_NEAR(shm_cma_seconds(m, 4096), 2e-6 + 0.4e-9 * 4096, 1e-12);  // the line extended
+  EXPECT_NEAR(shm_cma_seconds(m, 1024), 2e-6 + 0.4e-9 * 1024, 1e-12);  // the line extended
   const ShmDirect two = shm_direct_choice(m, 2), eight = shm_direct_choice(m, 8);
   EXPECT_TRUE(two.cma);
   // P = 2: a 256 KiB block loses 1 ns/B - 0.4 ns/B in copies, more than the read's 2 us; 64 KiB does not.
@@ -264,8 +264,8 @@ TEST(CostModel, EnvironmentText) {
   ASSERT_TRUE(parse_cost_model("round=3e-5,flag_round=1e-5,shm_copy=1e-9,cma=5e-10", m, given, err)) << err;
   EXPECT_DOUBLE_EQ(m.round, 3e-5);
   EXPECT_DOUBLE_EQ(m.flag_round, 1e-5);
-  EXPECT_DOUBLE_EQ(m.seg[1], 1e-9 * 65536);
-  EXPECT_DOUBLE_EQ(m.cma[3], 5e-10 * (1 << 20));
+  EXPECT_DOUBLE_EQ(m.seg[2], 1e-9 * 65536);
+  EXPECT_DOUBLE_EQ(m.cma[4], 5e-10 * (1 << 20));
   MachineModel applied;
   apply_cost_keys(applied, m, given);
   EXPECT_DOUBLE_EQ(applied.round, 3e-5);
