@@ -176,7 +176,8 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
 }
 
 // The communicator's context (collective: its layout), the machine's costs
-// for auto (collective, measured on a duplicate freed at once), then a byte-per-peer
+// for auto (collective, measured on a duplicate freed at once), shm's
+// segment, auto's alltoallv class priced by the model, then a byte-per-peer
 // alltoall and alltoallv prepared and dropped, never run: the call path's
 // code, the spec's resolution, the tuning file and (CUDA builds) the
 // driver's pointer queries are warm before the first real call.  Once per
@@ -200,6 +201,8 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
   MachineModel machine;  // auto's costs, measured now (once per job for world's ranks); errors show at auto's use
   machine_model(*ctx, machine, ignored);
   shm_prepare(*ctx);  // the node's segment, where there is one
+  std::shared_ptr<ClassState> every_size;  // alltoallv's size-free class priced now (nothing run, nothing tried)
+  auto_without_sizes(*ctx, every_size, ignored);
   static std::once_flag warm;
   std::call_once(warm, [] {
     ThreadState& ts = thread_state();

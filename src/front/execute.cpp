@@ -276,13 +276,23 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
+  if (p.decided) {  // the hot path: a named spec, or the auto class p follows
+    begin_stats(st, p);
+    ClassState* c = p.cls.get();
+    if (__builtin_expect(c != nullptr, 0) && (++c->since >= c->next_event || p.class_generation != c->generation))
+      return class_call(a, p, *c, g, true, st, msg);
+    const AlgorithmInfo& info = *p.chosen.info;
+    if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0))
+      return run_native(a, p, st);  // as run_blocks would, without its frame
+    return run_blocks(a, p, p.chosen, g ? g->hi : -1, st);
+  }
   // auto's first call on a communicator runs native without deciding:
   // deciding may measure the machine, and an algorithm of a2a's needs the
   // private duplicate first (both collective), which cost more than any
   // algorithm wins in one call; a program that calls once on a
   // communicator (FFTW makes one per plan) never pays them.
-  const bool first_call = !p.named.info && !p.decided && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
-  if (!first_call && !p.decided)
+  const bool first_call = !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+  if (!first_call)
     if (const int rc = decide(p, g, false, msg)) return rc;
   begin_stats(st, p);
   if (first_call) {
