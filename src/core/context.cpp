@@ -300,7 +300,13 @@ int detect_topology(CommContext& ctx) {
   return MPI_SUCCESS;
 }
 
+// The attribute's value on a communicator whose first call mark_first_use
+// let through: no context yet.
+char seen_marker;
+void* const kSeen = &seen_marker;
+
 int delete_context(MPI_Comm, int, void* value, void*) {
+  if (value == kSeen) return MPI_SUCCESS;  // nothing was made for it
   delete static_cast<CommContext*>(value);
   --contexts_alive;
   invalidate_prepared();  // the handle may come back for another communicator
@@ -331,26 +337,38 @@ int world_ranks(MPI_Comm comm, int P, std::vector<int>& out) {
   return rc;
 }
 
+namespace {
+int make_keyval() {
+  std::lock_guard<std::mutex> guard(keyval_lock);
+  if (keyval != MPI_KEYVAL_INVALID) return MPI_SUCCESS;
+  int self_keyval = MPI_KEYVAL_INVALID;
+  int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &self_keyval, nullptr);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
+  if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
+  return rc;
+}
+}  // namespace
+
+bool mark_first_use(MPI_Comm user) {
+  if (make_keyval() != MPI_SUCCESS) return false;
+  int found = 0;
+  void* value = nullptr;
+  if (MPI_Comm_get_attr(user, keyval, &value, &found) != MPI_SUCCESS || found) return false;
+  return MPI_Comm_set_attr(user, keyval, kSeen) == MPI_SUCCESS;
+}
+
 int get_context(MPI_Comm user, CommContext*& ctx) {
-  {
-    std::lock_guard<std::mutex> guard(keyval_lock);
-    if (keyval == MPI_KEYVAL_INVALID) {
-      int self_keyval = MPI_KEYVAL_INVALID;
-      int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &self_keyval, nullptr);
-      if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
-      if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
-      if (rc != MPI_SUCCESS) return rc;
-    }
-  }
+  if (const int rc = make_keyval()) return rc;
   int found = 0;
   void* value = nullptr;
   int rc = MPI_Comm_get_attr(user, keyval, &value, &found);
   if (rc != MPI_SUCCESS) return rc;
-  if (found) {
+  if (found && value != kSeen) {
     ctx = static_cast<CommContext*>(value);
     return MPI_SUCCESS;
   }
   auto fresh = std::make_unique<CommContext>();
+  fresh->calls = found ? 1 : 0;  // the call mark_first_use let through
   fresh->user = user;
   MPI_Comm_rank(user, &fresh->rank);
   MPI_Comm_size(user, &fresh->size);

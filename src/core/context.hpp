@@ -236,6 +236,11 @@ class SubLayout {
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
 
+// True where `user` has no context yet (a2a has not met it): it is marked,
+// so that this one call may bypass a2a (the shim's first call under auto,
+// which would run native) and the next makes the context, counting this
+// call.  Local: no communication.
+bool mark_first_use(MPI_Comm user);
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 // Safe from several threads on distinct communicators (MPI_THREAD_MULTIPLE).
 int get_context(MPI_Comm user, CommContext*& ctx);

@@ -112,6 +112,20 @@ int open_comm(MPI_Comm comm, CommContext*& ctx);
 // and whose types, spec and choice stay where the two share them.
 int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
 
+// ---- the shim (capi.cpp) ----
+// True where the shim may hand this call to the library untouched: auto's
+// first call on a communicator a2a has not met (it would run native and
+// decide nothing, execute.cpp), host buffers, one type, local checks, more
+// than one rank.  It marks the communicator (mark_first_use) and leaves the
+// stats of a native first call.  A communicator used once (FFTW makes one
+// per plan) then costs what the library costs; the next call makes the
+// context and decides.
+bool first_alltoall_to_library(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm);
+bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm);
+
 // ---- per thread (cache.cpp) ----
 // The calling thread's last stats and error message, and its prepared
 // calls, most recent first.

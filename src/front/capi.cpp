@@ -9,6 +9,7 @@
 #include "a2a/a2a.hpp"
 #include "core/config.hpp"
 #include "front/call.hpp"
+#include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
 
@@ -68,6 +69,39 @@ int explained(int rc) {
   return rc;
 }
 
+// The shim's test (first_alltoall_to_library, call.hpp).
+bool first_call_to_library(const CallArgs& a) {
+  if (std::strcmp(a.spec, "auto") != 0 || agree_flag().load(std::memory_order_relaxed) || a.comm == MPI_COMM_NULL)
+    return false;
+  // Types that differ run on bytes (execute.cpp); device buffers go to
+  // a2a's device path; alone on it, native runs on the duplicate.
+  if (!a.in_place() && a.stype != a.rtype) return false;
+  if (gpu::built_with_cuda() &&
+      (gpu::memory_of(a.recvbuf) == gpu::Memory::device ||
+       (!a.in_place() && gpu::memory_of(a.sendbuf) == gpu::Memory::device)))
+    return false;
+  int inter = 1, P = 1;
+  if (MPI_Comm_test_inter(a.comm, &inter) != MPI_SUCCESS || inter || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < 2)
+    return false;
+  if (!mark_first_use(a.comm)) return false;
+  ThreadState& ts = thread_state();
+  ts.error.clear();
+  Stats& st = ts.stats;
+  st = Stats{};
+  st.decided_by = kFirstCall;
+  std::strncpy(st.algorithm, "native", sizeof st.algorithm - 1);
+  st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+  int me = 0, type_size = 0;
+  MPI_Comm_rank(a.comm, &me);
+  MPI_Type_size(a.stype, &type_size);
+  long long elements = 0;
+  for (int i = 0; i < P; ++i)
+    if (i != me) elements += a.v() ? a.scounts[i] : a.scount;
+  st.blocks_sent = a.v() ? 0 : P - 1;
+  st.bytes_sent = elements * type_size;
+  return true;
+}
+
 int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
   ts.error.clear();
@@ -75,6 +109,19 @@ int call(const CallArgs& a) {
 }
 
 }  // namespace
+
+bool first_alltoall_to_library(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
+                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
+  return first_call_to_library(alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
+}
+
+bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], const int sdispls[],
+                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
+                                MPI_Datatype recvtype, MPI_Comm comm) {
+  return first_call_to_library(alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                              recvtype, comm, nullptr));
+}
+
 }  // namespace a2a::detail
 
 // A persistent call: the arguments (which, as for MPI's persistent

@@ -398,6 +398,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;
       a.v_fixed->margin = kSizeFreeMargin;
+      a.v_fixed->every_size = true;
     }
     a.v_fixed_known = 1;
   }
@@ -462,7 +463,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
-  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
+  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)], c.every_size);
   ++c.trials;
   tell_trial(ctx, c, t, win);
   c.trial = false;
@@ -477,8 +478,9 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + kSampleEvery;
   if (c.since < c.next_check) return MPI_SUCCESS;
-  int flagged = c.drift.flagged() ? 1 : 0;
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &flagged, 1, MPI_INT, MPI_MAX, ctx.user)) {
+  // 1: this rank's times drifted, 2: its sizes moved (both: 3).
+  int flagged = (c.drift.flagged() && !c.drift.moved() ? 1 : 0) | (c.drift.moved() ? 2 : 0);
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &flagged, 1, MPI_INT, MPI_BOR, ctx.user)) {
     error = "a2a: auto's drift check could not agree";
     return rc;
   }
@@ -486,8 +488,9 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
   c.next_check = c.since + c.check_every;
   if (!flagged) return MPI_SUCCESS;
   if (config().verbose && ctx.rank == 0)
-    std::fprintf(stderr, "a2a auto: P=%d, %s: %s runs over %.1fx its trial time: trial again\n", ctx.size,
-                 c.label.c_str(), c.decision.resolved.canonical.c_str(), kDrift);
+    std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
+                 c.decision.resolved.canonical.c_str(), flagged & 1 ? " runs over " : "'s calls moved ",
+                 flagged & 1 ? kDrift : kSizesMoved, flagged & 1 ? "its trial time" : "from its trial's bytes");
   c.trial = true;
   c.call = 0;
   ++c.generation;

@@ -59,6 +59,7 @@ struct ClassState {
   std::vector<AutoDecision> candidates;  // the model's (or tuning file's) pick first; native among them
   int native_at = -1;                    // native's index in candidates, -1 if it is not one
   double margin = kTrialMargin;          // trial_winner's: another candidate beats native at this ratio
+  bool every_size = false;               // alltoallv of every size (its drift watch watches sizes too)
   bool trial = false;
   int call = 0;  // calls of the trial so far
   std::vector<std::vector<double>> samples;  // this rank's timed trial calls, per candidate

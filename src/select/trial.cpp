@@ -27,6 +27,7 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
 
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
+  if (watch_sizes_ && (bytes > kSizesMoved * bytes_ || bytes * kSizesMoved < bytes_)) moved_ = flagged_ = true;
   const double scale = bytes_ > 0 && bytes > bytes_ ? bytes / bytes_ : 1.0;
   ratio_[n_++ % kDriftSamples] = seconds / (expected_ * scale);
   if (n_ < kDriftSamples) return;

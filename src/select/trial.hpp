@@ -30,6 +30,11 @@ constexpr long long kSampleEvery = 64;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
 constexpr double kDrift = 1.5;
 constexpr int kDriftSamples = 4;
+// The class of every alltoallv size was tried at its first calls' sizes: a
+// timed call moving this many times more or fewer bytes than the winner's
+// trial call flags the rank, so that the trial runs again at the sizes the
+// program has moved to.
+constexpr double kSizesMoved = 8;
 
 // Calls a trial of n candidates takes.
 constexpr int trial_calls(int n) { return n * (kTrialWarmup + kTrialRounds); }
@@ -53,20 +58,23 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
 // the bytes it moved then, the last samples.
 class DriftWatch {
  public:
-  void reset(double seconds, double bytes) {
-    expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = false;
+  // watch_sizes: the class serves every size (kSizesMoved).
+  void reset(double seconds, double bytes, bool watch_sizes = false) {
+    expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = moved_ = false, watch_sizes_ = watch_sizes;
   }
   // A timed call of `bytes`: expected to take the trial's time scaled up
   // by its bytes (never down: small calls cost their latency); flags the
-  // rank when the median of the last kDriftSamples ratios passes kDrift.
+  // rank when the median of the last kDriftSamples ratios passes kDrift,
+  // or, watching sizes, when the call's bytes moved kSizesMoved times.
   void sample(double seconds, double bytes);
   bool flagged() const { return flagged_; }
+  bool moved() const { return moved_; }  // flagged for the sizes
 
  private:
   double expected_ = 0, bytes_ = 0;
   double ratio_[kDriftSamples] = {};
   int n_ = 0;
-  bool flagged_ = false;
+  bool flagged_ = false, moved_ = false, watch_sizes_ = false;
 };
 
 }  // namespace a2a::detail

@@ -21,6 +21,7 @@
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
 #include "core/config.hpp"
+#include "front/call.hpp"
 
 namespace {
 
@@ -68,6 +69,18 @@ int report(MPI_Comm comm, int rc) {
   return rc;
 }
 
+// A communicator's first call under auto goes to the library untouched
+// (a2a would run native on it anyway, after its set-up: 5-10 us on cold
+// code); its errors are the library's, as without the shim.  The
+// communicator of this thread's last call has been met: one compare
+// spares the common call the asking.
+thread_local MPI_Comm last_comm = MPI_COMM_NULL;
+bool met(MPI_Comm comm) {
+  const bool was = comm == last_comm;
+  last_comm = comm;
+  return was;
+}
+
 }  // namespace
 
 // a2a refuses intercommunicators with MPI_ERR_COMM before any
@@ -75,6 +88,8 @@ int report(MPI_Comm comm, int rc) {
 // pays nothing for the check.
 extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
+  if (!met(comm) && a2a::detail::first_alltoall_to_library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+    return served_call(comm, [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
   const int rc = served_call(comm, [&] {
     return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   });
@@ -86,6 +101,11 @@ extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sen
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm) {
+  if (!met(comm) && a2a::detail::first_alltoallv_to_library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                              recvtype, comm))
+    return served_call(comm, [&] {
+      return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
+    });
   const int rc = served_call(comm, [&] {
     return A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                          nullptr);

@@ -30,6 +30,60 @@ static int ran(const char* env) {
   return strncmp(st.algorithm, want, strcspn(want, ":")) == 0;
 }
 
+/* Who decided the last call (A2A_Last_decided_by), "" without a2a. */
+static const char* decided_by(void) {
+  const char* (*by)(void) = NULL;
+  *(void**)(&by) = dlsym(RTLD_DEFAULT, "A2A_Last_decided_by");
+  return by ? by() : "";
+}
+
+/* Communicators a2a has not met: auto's first call on each runs the
+ * library's (the shim hands it over untouched, A2A_Last_decided_by says
+ * "first-call"), the second a2a's choice; a named algorithm runs from the
+ * first call.  One is used once and freed (nothing made for it), and an
+ * in-place call comes first on another.  Returns the wrong values and
+ * expectations missed. */
+static int fresh_communicators(int rank, int P, int expect_a2a) {
+  const int n = 3;
+  int bad = 0;
+  int* s = malloc(sizeof(int) * n * P);
+  int* r = malloc(sizeof(int) * n * P);
+  int *c = malloc(sizeof(int) * P), *d = malloc(sizeof(int) * P);
+  for (int i = 0; i < P; ++i) c[i] = n, d[i] = n * (P - 1 - i); /* blocks in reverse order */
+  for (int k = 0; k < 3; ++k) {
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    for (int call = 0; call < (k == 2 ? 1 : 2); ++call) {
+      for (int i = 0; i < n * P; ++i) s[i] = value(rank, i / n, i % n + 10 * call), r[i] = -1;
+      const char* env = k == 1 ? "A2A_ALLTOALLV" : "A2A_ALLTOALL";
+      if (k == 1) { /* send block i at d[i], receive from i at d[i] */
+        int* sv = malloc(sizeof(int) * n * P);
+        for (int i = 0; i < P; ++i)
+          for (int j = 0; j < n; ++j) sv[d[i] + j] = s[i * n + j];
+        MPI_Alltoallv(sv, c, d, MPI_INT, r, c, d, MPI_INT, comm);
+        free(sv);
+        for (int src = 0; src < P; ++src)
+          for (int j = 0; j < n; ++j) bad += r[d[src] + j] != value(src, rank, j + 10 * call);
+      } else {
+        if (k == 2) memcpy(r, s, sizeof(int) * n * P);
+        MPI_Alltoall(k == 2 ? MPI_IN_PLACE : (const void*)s, n, MPI_INT, r, n, MPI_INT, comm);
+        for (int src = 0; src < P; ++src)
+          for (int j = 0; j < n; ++j) bad += r[src * n + j] != value(src, rank, j + 10 * call);
+      }
+      const char* want = getenv(env);
+      const int auto_spec = !want || strcmp(want, "auto") == 0;
+      const int first = strcmp(decided_by(), "first-call") == 0;
+      if (expect_a2a && (auto_spec ? first != (call == 0) : !ran(env))) {
+        fprintf(stderr, "client: rank %d, communicator %d, call %d: decided by \"%s\"\n", rank, k, call, decided_by());
+        bad += 1000;
+      }
+    }
+    MPI_Comm_free(&comm);
+  }
+  free(s), free(r), free(c), free(d);
+  return bad;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, P, bad = 0;
@@ -68,6 +122,7 @@ int main(int argc, char** argv) {
 
   int expect_a2a = getenv("CLIENT_EXPECT_A2A") != NULL;
   if (expect_a2a && (!a2a_alltoall || !a2a_alltoallv)) bad += 1000000;
+  bad += fresh_communicators(rank, P, expect_a2a);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("client: P=%d alltoall via %s, alltoallv via %s: %s\n", P, a2a_alltoall ? "a2a" : "MPI",

@@ -345,6 +345,36 @@ TEST_F(Auto, DriftRunsTheTrialAgain) {
   MPI_Comm_free(&comm);
 }
 
+// The class of every alltoallv size was tried at its first calls' sizes;
+// calls that then move a hundred times the bytes run the trial again at the
+// first agreement after (kFirstCheck calls of the class), on every rank
+// alike, the data right throughout.  (The test's A2A_COST_MODEL makes shm
+// the pick for every size, so there is a trial to run again.)
+TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm comm;  // reordered: its own classes, not world's (which earlier tests moved on)
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
+  alltoallv_auto(comm, 1);  // the communicator's first call
+  Ran first;
+  for (int k = 0; k < 2 * a2a::detail::trial_calls(3); ++k)
+    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
+  if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
+  int again_at = -1;
+  for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
+    if (alltoallv_auto(comm, 200).by == "trial") again_at = k;
+  EXPECT_GE(again_at, 0) << "sizes moved 100x, no trial again";
+  EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
+  Ran after;
+  for (int k = 0; k < 2 * a2a::detail::trial_calls(3); ++k)
+    if ((after = alltoallv_auto(comm, 200)).by != "trial") break;
+  EXPECT_EQ(after.by, "measured");
+  MPI_Comm_free(&comm);
+}
+
 // A2A_AUTO_TRIAL=all: a tuning file's entry is tried against native too,
 // and the class ends measured, on one of the two.
 TEST_F(Auto, TuningEntriesVerifiedOnRequest) {

@@ -84,4 +84,30 @@ TEST(Trial, DriftWatch) {
   EXPECT_TRUE(w.flagged());
   w.reset(1e-6, 1000);
   EXPECT_FALSE(w.flagged()) << "a new trial starts a new watch";
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kSizesMoved * 2);
+  EXPECT_FALSE(w.flagged()) << "a class of one size range does not watch sizes";
+}
+
+// The class of every alltoallv size runs its trial again when the calls
+// move kSizesMoved times more, or fewer, bytes than its trial's: one timed
+// call suffices, however fast.
+TEST(Trial, EverySizeWatchesSizes) {
+  DriftWatch w;
+  w.reset(1e-6, 1000, true);
+  w.sample(1e-6, 1000 * kSizesMoved);
+  w.sample(1e-6, 1000 / kSizesMoved);
+  EXPECT_FALSE(w.flagged()) << "within kSizesMoved";
+  w.sample(1e-9, 1000 * kSizesMoved * 1.01);
+  EXPECT_TRUE(w.flagged());
+  EXPECT_TRUE(w.moved());
+  w.reset(1e-6, 1000, true);
+  w.sample(1e-6, 1000 / (kSizesMoved * 1.01));
+  EXPECT_TRUE(w.moved()) << "smaller calls too";
+  w.reset(1e-6, 0, true);
+  w.sample(1e-6, 16);
+  EXPECT_TRUE(w.moved()) << "a trial of empty calls";
+  w.reset(1e-6, 1000, true);
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 1000);
+  EXPECT_TRUE(w.flagged());
+  EXPECT_FALSE(w.moved()) << "a drift of the times alone";
 }
