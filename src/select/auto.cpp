@@ -397,7 +397,6 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       if (const int rc = make_class(ctx, Collective::alltoallv, 0, specs, tuned ? kByTuning : kByModel,
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;
-      a.v_fixed->margin = kSizeFreeMargin;
       a.v_fixed->every_size = true;
     }
     a.v_fixed_known = 1;
@@ -443,6 +442,8 @@ const AutoDecision& trial_candidate(const ClassState& c) {
 
 int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
   const int n = static_cast<int>(c.candidates.size());
+  if (c.call == 0 || bytes < c.trial_lo) c.trial_lo = bytes;
+  if (c.call == 0 || bytes > c.trial_hi) c.trial_hi = bytes;
   if (trial_timed(c.call, n)) {
     const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
     c.samples[turn].push_back(seconds);
@@ -463,9 +464,17 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
-  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)], c.every_size);
+  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
+  if (c.every_size) {  // from agreed values: every rank agrees at the same calls
+    c.drift.watch_sizes(c.trial_lo, c.trial_hi);
+    AutoState& a = auto_state(ctx);
+    c.size_check = a.model_ready ? size_check_every(model_allreduce(a.layout, a.model), t[static_cast<size_t>(win)])
+                                 : kFirstCheck;
+  }
   ++c.trials;
   tell_trial(ctx, c, t, win);
+  if (c.every_size && config().verbose && ctx.rank == 0)
+    std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(), c.size_check);
   c.trial = false;
   c.call = 0;
   for (auto& s : c.samples) s.clear();
@@ -477,15 +486,18 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + kSampleEvery;
-  if (c.since < c.next_check) return MPI_SUCCESS;
+  const bool drift_due = c.since >= c.next_check;
+  if (!drift_due && !(c.size_check > 0 && c.since % c.size_check == 0)) return MPI_SUCCESS;
   // 1: this rank's times drifted, 2: its sizes moved (both: 3).
   int flagged = (c.drift.flagged() && !c.drift.moved() ? 1 : 0) | (c.drift.moved() ? 2 : 0);
   if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &flagged, 1, MPI_INT, MPI_BOR, ctx.user)) {
     error = "a2a: auto's drift check could not agree";
     return rc;
   }
-  c.check_every = std::min(2 * c.check_every, kLastCheck);
-  c.next_check = c.since + c.check_every;
+  if (drift_due) {
+    c.check_every = std::min(2 * c.check_every, kLastCheck);
+    c.next_check = c.since + c.check_every;
+  }
   if (!flagged) return MPI_SUCCESS;
   if (config().verbose && ctx.rank == 0)
     std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),

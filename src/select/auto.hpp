@@ -64,10 +64,12 @@ struct ClassState {
   int call = 0;  // calls of the trial so far
   std::vector<std::vector<double>> samples;  // this rank's timed trial calls, per candidate
   std::vector<double> trial_bytes;           // and the bytes each moved (the last)
+  double trial_lo = -1, trial_hi = -1;       // the fewest and most bytes of this rank's trial calls
   AutoDecision decision;                     // valid while !trial
   unsigned long long generation = 1;         // moves whenever decision changes or a trial starts
   // After the trial: calls since, the next call to time, the next agreement.
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
+  long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
   DriftWatch drift;
   int trials = 0;  // trials run (the first and any after drift)
 };

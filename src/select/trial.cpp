@@ -1,6 +1,7 @@
 #include "select/trial.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace a2a::detail {
 
@@ -27,7 +28,7 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
 
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
-  if (watch_sizes_ && (bytes > kSizesMoved * bytes_ || bytes * kSizesMoved < bytes_)) moved_ = flagged_ = true;
+  if (lo_ >= 0 && (bytes > kSizesMoved * hi_ || bytes * kSizesMoved < lo_)) moved_ = flagged_ = true;
   const double scale = bytes_ > 0 && bytes > bytes_ ? bytes / bytes_ : 1.0;
   ratio_[n_++ % kDriftSamples] = seconds / (expected_ * scale);
   if (n_ < kDriftSamples) return;
@@ -35,6 +36,14 @@ void DriftWatch::sample(double seconds, double bytes) {
   std::copy(ratio_, ratio_ + kDriftSamples, r);
   std::sort(r, r + kDriftSamples);
   flagged_ = flagged_ || (r[kDriftSamples / 2 - 1] + r[kDriftSamples / 2]) / 2 > kDrift;
+}
+
+long long size_check_every(double allreduce_seconds, double call_seconds) {
+  if (!(call_seconds > 0) || !(allreduce_seconds >= 0)) return kFirstCheck;
+  const double calls = kSizeCheckShare * allreduce_seconds / call_seconds;
+  if (calls >= static_cast<double>(kFirstCheck)) return kFirstCheck;
+  const long long samples = std::max(1LL, static_cast<long long>(std::ceil(calls / kSampleEvery)));
+  return samples * kSampleEvery;
 }
 
 }  // namespace a2a::detail

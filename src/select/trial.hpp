@@ -22,19 +22,23 @@ constexpr int kTrialRounds = 4;  // timed rounds
 // A candidate other than native wins only at most this fraction of
 // native's time: where they tie, the library's own runs.
 constexpr double kTrialMargin = 0.97;
-// The class of every alltoallv size (auto_without_sizes) tries one size
-// for all: the model's pick, chosen for winning at every size, stays
-// unless native is faster by more than this at the sizes tried.
-constexpr double kSizeFreeMargin = 1.10;
 constexpr long long kSampleEvery = 64;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
 constexpr double kDrift = 1.5;
 constexpr int kDriftSamples = 4;
-// The class of every alltoallv size was tried at its first calls' sizes: a
-// timed call moving this many times more or fewer bytes than the winner's
-// trial call flags the rank, so that the trial runs again at the sizes the
-// program has moved to.
+// The class of every alltoallv size (auto_without_sizes) is tried at the
+// sizes of the calls its trial takes: a timed call moving this many times
+// more bytes than the largest of them, or fewer than the smallest, flags
+// the rank, and the ranks agree on that flag every size_check_every calls,
+// so that the trial runs again soon at the sizes the program has moved to.
 constexpr double kSizesMoved = 8;
+// That agreement (one allreduce) costs at most 1 / kSizeCheckShare of the
+// class's time.
+constexpr double kSizeCheckShare = 100;
+// Calls between agreements on moved sizes: a multiple of kSampleEvery at
+// which an allreduce of allreduce_seconds costs at most 1 / kSizeCheckShare
+// of calls of call_seconds each, and at most kFirstCheck.
+long long size_check_every(double allreduce_seconds, double call_seconds);
 
 // Calls a trial of n candidates takes.
 constexpr int trial_calls(int n) { return n * (kTrialWarmup + kTrialRounds); }
@@ -58,23 +62,26 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
 // the bytes it moved then, the last samples.
 class DriftWatch {
  public:
-  // watch_sizes: the class serves every size (kSizesMoved).
-  void reset(double seconds, double bytes, bool watch_sizes = false) {
-    expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = moved_ = false, watch_sizes_ = watch_sizes;
+  void reset(double seconds, double bytes) {
+    expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = moved_ = false, lo_ = hi_ = -1;
   }
+  // The class serves every size: its trial's calls moved lo .. hi bytes
+  // (kSizesMoved).
+  void watch_sizes(double lo, double hi) { lo_ = lo, hi_ = hi; }
   // A timed call of `bytes`: expected to take the trial's time scaled up
   // by its bytes (never down: small calls cost their latency); flags the
   // rank when the median of the last kDriftSamples ratios passes kDrift,
-  // or, watching sizes, when the call's bytes moved kSizesMoved times.
+  // or, watching sizes, when the call's bytes moved kSizesMoved times out
+  // of the trial's.
   void sample(double seconds, double bytes);
   bool flagged() const { return flagged_; }
   bool moved() const { return moved_; }  // flagged for the sizes
 
  private:
-  double expected_ = 0, bytes_ = 0;
+  double expected_ = 0, bytes_ = 0, lo_ = -1, hi_ = -1;  // lo_ < 0: sizes not watched
   double ratio_[kDriftSamples] = {};
   int n_ = 0;
-  bool flagged_ = false, moved_ = false, watch_sizes_ = false;
+  bool flagged_ = false, moved_ = false;
 };
 
 }  // namespace a2a::detail

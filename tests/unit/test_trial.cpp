@@ -60,10 +60,6 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
   EXPECT_EQ(trial_winner({0.0, 1.0}, 1), 1);          // no sample: never wins
   EXPECT_EQ(trial_winner({0.5, 0.4}, -1), 1);         // no native: the fastest
   EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
-  // The class of every alltoallv size keeps the model's pick unless native
-  // is clearly faster at the sizes tried.
-  EXPECT_EQ(trial_winner({1.08, 1.0}, 1, kSizeFreeMargin), 0);
-  EXPECT_EQ(trial_winner({1.2, 1.0}, 1, kSizeFreeMargin), 1);
 }
 
 // The watch flags a rank once the median of its last kDriftSamples
@@ -89,25 +85,48 @@ TEST(Trial, DriftWatch) {
 }
 
 // The class of every alltoallv size runs its trial again when the calls
-// move kSizesMoved times more, or fewer, bytes than its trial's: one timed
-// call suffices, however fast.
+// move kSizesMoved times more bytes than its trial's largest, or fewer than
+// its smallest: one timed call suffices, however fast.
 TEST(Trial, EverySizeWatchesSizes) {
   DriftWatch w;
-  w.reset(1e-6, 1000, true);
+  w.reset(1e-6, 1000);
+  w.watch_sizes(500, 1000);
   w.sample(1e-6, 1000 * kSizesMoved);
-  w.sample(1e-6, 1000 / kSizesMoved);
-  EXPECT_FALSE(w.flagged()) << "within kSizesMoved";
+  w.sample(1e-6, 500 / kSizesMoved);
+  EXPECT_FALSE(w.flagged()) << "within kSizesMoved of the trial's range";
   w.sample(1e-9, 1000 * kSizesMoved * 1.01);
   EXPECT_TRUE(w.flagged());
   EXPECT_TRUE(w.moved());
-  w.reset(1e-6, 1000, true);
-  w.sample(1e-6, 1000 / (kSizesMoved * 1.01));
+  w.reset(1e-6, 1000);
+  w.watch_sizes(500, 1000);
+  w.sample(1e-6, 500 / (kSizesMoved * 1.01));
   EXPECT_TRUE(w.moved()) << "smaller calls too";
-  w.reset(1e-6, 0, true);
+  w.reset(1e-6, 0);
+  w.watch_sizes(0, 0);
   w.sample(1e-6, 16);
   EXPECT_TRUE(w.moved()) << "a trial of empty calls";
-  w.reset(1e-6, 1000, true);
+  w.reset(1e-6, 1000);
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kSizesMoved * 2);
+  EXPECT_FALSE(w.moved()) << "a reset watches no sizes";
+  w.watch_sizes(1000, 1000);
   for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 1000);
   EXPECT_TRUE(w.flagged());
   EXPECT_FALSE(w.moved()) << "a drift of the times alone";
+}
+
+// The agreement on moved sizes comes every few samples, so that its
+// allreduce costs at most 1 % of the class's calls.
+TEST(Trial, SizeCheckCostsOnePercent) {
+  EXPECT_EQ(size_check_every(1e-6, 1e-3), kSampleEvery);       // long calls: every sample
+  EXPECT_EQ(size_check_every(1e-6, 0.5e-6), 4 * kSampleEvery);  // 200 calls of 0.5 us for 1 us: 256
+  EXPECT_EQ(size_check_every(1e-6, 100e-6 / 128), 2 * kSampleEvery);  // exactly 128 calls
+  EXPECT_EQ(size_check_every(1e-3, 1e-7), kFirstCheck);         // never rarer than the drift check
+  EXPECT_EQ(size_check_every(1e-6, 0), kFirstCheck);            // no time: the drift check's
+  for (double call : {1e-7, 1e-6, 3e-6, 1e-5, 1e-3}) {
+    const long long every = size_check_every(2e-6, call);
+    EXPECT_EQ(every % kSampleEvery, 0) << "checks fall on samples";
+    if (every < kFirstCheck) {
+      EXPECT_LE(2e-6 / (static_cast<double>(every) * call), 1 / kSizeCheckShare + 1e-12);
+    }
+  }
 }
