@@ -444,7 +444,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   const int n = static_cast<int>(c.candidates.size());
   if (c.call == 0 || bytes < c.trial_lo) c.trial_lo = bytes;
   if (c.call == 0 || bytes > c.trial_hi) c.trial_hi = bytes;
-  if (trial_timed(c.call, n)) {
+  if (trial_timed(c.call)) {
     const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
     c.samples[turn].push_back(seconds);
     c.trial_bytes[turn] = bytes;

@@ -6,7 +6,7 @@
 namespace a2a::detail {
 
 int trial_turn(int call, int n) {
-  const int round = call / n, at = call % n;
+  const int turn = call / kTrialRepeat, round = turn / n, at = turn % n;
   return round % 2 ? n - 1 - at : at;
 }
 

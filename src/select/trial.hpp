@@ -1,8 +1,9 @@
 // auto's trial, the arithmetic (no MPI; tests/unit/test_trial.cpp): the
 // model proposes two or three candidates (trial_candidates in
 // cost_model.hpp), which take turns on the application's own calls, all of
-// which move the real data; each rank times its calls; after
-// kTrialWarmup + kTrialRounds rounds one allreduce of every rank's median
+// which move the real data; each turn is kTrialRepeat calls of one
+// candidate, of which each rank times the last; after kTrialRounds rounds
+// one allreduce of every rank's median
 // per candidate (their mean) tells every rank the same times, and auto
 // keeps the winner.  Afterwards every kSampleEvery-th call of the class is timed; a
 // rank whose recent samples run kDrift times slower than the winner did in
@@ -17,8 +18,15 @@
 
 namespace a2a::detail {
 
-constexpr int kTrialWarmup = 1;  // untimed rounds: a candidate's first call sets up (segments, duplicates)
-constexpr int kTrialRounds = 4;  // timed rounds
+// Calls per turn, of which only the last is timed: it follows a call of
+// the same candidate, as calls of a decided class do.  A call after
+// another candidate's inherits that one's exit skew between the ranks and
+// its cache state (shm's flags let ranks leave together; at 16 B at P = 2
+// timing every call made shm look 0.7 of the library when back-to-back
+// calls ran 0.93-1.10 of it); a candidate's very first call also sets up
+// (segments, duplicates).
+constexpr int kTrialRepeat = 2;
+constexpr int kTrialRounds = 4;  // rounds of one turn per candidate
 // A candidate other than native wins only at most this fraction of
 // native's time: where they tie, the library's own runs.
 constexpr double kTrialMargin = 0.97;
@@ -41,13 +49,13 @@ constexpr double kSizeCheckShare = 100;
 long long size_check_every(double allreduce_seconds, double call_seconds);
 
 // Calls a trial of n candidates takes.
-constexpr int trial_calls(int n) { return n * (kTrialWarmup + kTrialRounds); }
-// The candidate of trial call `call` (0-based): rounds of every candidate,
-// each round in the reverse order of the one before (ABBA), so that a
-// pattern in the application's calls does not fall on one candidate.
+constexpr int trial_calls(int n) { return n * kTrialRounds * kTrialRepeat; }
+// The candidate of trial call `call` (0-based): rounds of a turn of every
+// candidate, each round in the reverse order of the one before (ABBA), so
+// that a drift in the application's calls does not fall on one candidate.
 int trial_turn(int call, int n);
-// Whether trial call `call` is timed (not a warm-up round).
-constexpr bool trial_timed(int call, int n) { return call / n >= kTrialWarmup; }
+// Whether trial call `call` is timed (the last of its turn).
+constexpr bool trial_timed(int call) { return call % kTrialRepeat == kTrialRepeat - 1; }
 
 // The median of a rank's samples (0 for none).
 double median_of(std::vector<double> samples);

@@ -10,15 +10,15 @@
 
 using namespace a2a::detail;
 
-// Every candidate runs once per round, rounds alternate their order (ABBA),
-// and each candidate gets kTrialRounds timed calls after kTrialWarmup
-// untimed ones.
+// Every candidate takes one turn of kTrialRepeat calls per round, rounds
+// alternate their order (ABBA), and each candidate gets kTrialRounds timed
+// calls, each the last of its turn (after a call of its own).
 TEST(Trial, TurnsAndRounds) {
-  EXPECT_EQ(trial_turn(0, 2), 0);
-  EXPECT_EQ(trial_turn(1, 2), 1);
-  EXPECT_EQ(trial_turn(2, 2), 1);
-  EXPECT_EQ(trial_turn(3, 2), 0);
-  EXPECT_EQ(trial_turn(5, 3), 0);  // round 1 reversed: 2, 1, 0
+  static_assert(kTrialRepeat == 2, "the turns below are spelt out for pairs");
+  const int two[] = {0, 0, 1, 1, 1, 1, 0, 0};
+  for (int call = 0; call < 8; ++call) EXPECT_EQ(trial_turn(call, 2), two[call]) << call;
+  EXPECT_EQ(trial_turn(6, 3), 2);   // round 1 reversed: 2, 1, 0
+  EXPECT_EQ(trial_turn(10, 3), 0);
   for (int n = 1; n <= 4; ++n) {
     std::map<int, int> timed, all;
     for (int call = 0; call < trial_calls(n); ++call) {
@@ -26,20 +26,23 @@ TEST(Trial, TurnsAndRounds) {
       ASSERT_GE(t, 0);
       ASSERT_LT(t, n);
       ++all[t];
-      if (trial_timed(call, n)) ++timed[t];
-      EXPECT_EQ(trial_timed(call, n), call >= kTrialWarmup * n);
+      if (trial_timed(call)) {
+        ++timed[t];
+        ASSERT_GT(call, 0);
+        EXPECT_EQ(trial_turn(call - 1, n), t) << "a timed call follows its own candidate's";
+      }
     }
     for (int t = 0; t < n; ++t) {
-      EXPECT_EQ(all[t], kTrialWarmup + kTrialRounds);
+      EXPECT_EQ(all[t], kTrialRounds * kTrialRepeat);
       EXPECT_EQ(timed[t], kTrialRounds);
     }
   }
-  // An application alternating two call shapes does not give each
-  // candidate one shape only: over the timed calls both see both.
+  // An application alternating two call shapes gives every candidate the
+  // same mix of them in its timed calls.
   std::map<int, std::map<int, int>> shapes;
-  for (int call = 2 * kTrialWarmup; call < trial_calls(2); ++call) ++shapes[trial_turn(call, 2)][call % 2];
-  EXPECT_EQ(shapes[0].size(), 2u);
-  EXPECT_EQ(shapes[1].size(), 2u);
+  for (int call = 0; call < trial_calls(2); ++call)
+    if (trial_timed(call)) ++shapes[trial_turn(call, 2)][call % 2];
+  EXPECT_EQ(shapes[0], shapes[1]);
 }
 
 TEST(Trial, MedianOfSamples) {
