@@ -76,6 +76,9 @@ bool first_call_to_library(const CallArgs& a) {
   // Types that differ run on bytes (execute.cpp); device buffers go to
   // a2a's device path; alone on it, native runs on the duplicate.
   if (!a.in_place() && a.stype != a.rtype) return false;
+  // Arguments a2a's checks reject go that way, to be reported as a2a reports them.
+  if (a.rtype == MPI_DATATYPE_NULL || (a.v() && (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls)))
+    return false;
   if (gpu::built_with_cuda() &&
       (gpu::memory_of(a.recvbuf) == gpu::Memory::device ||
        (!a.in_place() && gpu::memory_of(a.sendbuf) == gpu::Memory::device)))

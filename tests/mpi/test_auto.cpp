@@ -290,9 +290,11 @@ TEST_F(Auto, ModelProposesTheTrialsCandidates) {
 // algorithms look cheapest and native (Open MPI's persistent requests) and
 // shm (its flags) dear, while A2A_MAX_MESSAGE_BYTES=64 makes every message
 // algorithm of a2a's send its 64 KiB blocks as a thousand messages, so
-// native (the library's own, not split) is by far the fastest candidate:
-// the trial must end on it, by measurement, on every rank alike, within
-// its calls, and stay there.
+// native (the library's own, not split) or shm (no messages) is by far
+// the fastest candidate: the trial must end on one of them, not on the
+// model's pick, by measurement, on every rank alike, within its calls, and
+// stay there.  (Native, with Open MPI; MPICH busy-polls, so with its ranks
+// time-sliced shm, which yields, may win.)
 TEST_F(Auto, TrialOverturnsAWrongModel) {
   if (!std::getenv("A2A_TEST_WRONG_MODEL")) GTEST_SKIP() << "A2A_TEST_WRONG_MODEL runs only";
   int P;
@@ -305,14 +307,16 @@ TEST_F(Auto, TrialOverturnsAWrongModel) {
   int calls = 0;
   const int n = 16384;  // 64 KiB blocks
   const Ran ran = decided_alltoall(comm, n, 2 * a2a::detail::trial_calls(3), calls, &tried);
-  EXPECT_EQ(ran.algorithm, "native") << "tried " << ::testing::PrintToString(tried);
+  EXPECT_TRUE(ran.algorithm == "native" || ran.algorithm == "shm")
+      << ran.algorithm << ", tried " << ::testing::PrintToString(tried);
   EXPECT_EQ(ran.by, "measured");
   EXPECT_GE(tried.size(), 2u);
   EXPECT_NE(tried.front(), "native") << "the model's pick, first";
+  EXPECT_NE(tried.front(), "shm") << "the model's pick, first";
   EXPECT_LE(calls, a2a::detail::trial_calls(static_cast<int>(tried.size())) + 1);
   for (int again = 0; again < 20; ++again) {
     const Ran r = alltoall_auto(comm, n);
-    EXPECT_EQ(r.algorithm, "native");
+    EXPECT_EQ(r.algorithm, ran.algorithm);
     EXPECT_EQ(r.by, "measured");
   }
   MPI_Comm_free(&comm);
