@@ -103,8 +103,10 @@ struct Prepared {
 };
 
 // ---- prepare (checks.cpp) ----
-// The communicator's context, or MPI_ERR_COMM / MPI_ERR_OTHER with no
-// communication for a null, inter- or uninitialised one.
+// MPI_ERR_COMM / MPI_ERR_OTHER, with no communication, for a null, inter-
+// or uninitialised communicator a2a does not serve.
+int check_comm(MPI_Comm comm);
+// The communicator's context, or check_comm's error.
 int open_comm(MPI_Comm comm, CommContext*& ctx);
 // Fills p from the arguments; returns this rank's argument error (p.ctx is
 // set whatever happens, so the agreement can run).  p may be a fresh object
@@ -188,6 +190,10 @@ int decide(Prepared& p, const Global* g, bool fixed_sizes, std::string& msg);
 // A call's stats start from its prepared call's (the name copied only when
 // the last call's came from elsewhere).
 void begin_stats(Stats& st, const Prepared& p);
+// Names the algorithm in the stats (the name copied afresh).
+void name_algorithm(Stats& st, const std::string& canonical);
+// The registry's native for coll, for auto's first call on a communicator.
+const Resolved& native_of(Collective coll);
 // Runs a prepared call whose arguments every rank has checked.
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg);
 // The message of an error found on another rank.

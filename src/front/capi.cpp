@@ -71,10 +71,9 @@ int explained(int rc) {
 
 // The shim's test (first_alltoall_to_library, call.hpp).
 bool first_call_to_library(const CallArgs& a) {
-  if (std::strcmp(a.spec, "auto") != 0 || agree_flag().load(std::memory_order_relaxed) || a.comm == MPI_COMM_NULL)
-    return false;
+  if (std::strcmp(a.spec, "auto") != 0 || agree_flag().load(std::memory_order_relaxed)) return false;
   // Types that differ run on bytes (execute.cpp); device buffers go to
-  // a2a's device path; alone on it, native runs on the duplicate.
+  // a2a's device path; alone on a communicator, native runs on the duplicate.
   if (!a.in_place() && a.stype != a.rtype) return false;
   // Arguments a2a's checks reject go that way, to be reported as a2a reports them.
   if (a.rtype == MPI_DATATYPE_NULL || (a.v() && (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls)))
@@ -83,16 +82,15 @@ bool first_call_to_library(const CallArgs& a) {
       (gpu::memory_of(a.recvbuf) == gpu::Memory::device ||
        (!a.in_place() && gpu::memory_of(a.sendbuf) == gpu::Memory::device)))
     return false;
-  int inter = 1, P = 1;
-  if (MPI_Comm_test_inter(a.comm, &inter) != MPI_SUCCESS || inter || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < 2)
-    return false;
+  int P = 1;
+  if (check_comm(a.comm) != MPI_SUCCESS || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < 2) return false;
   if (!mark_first_use(a.comm)) return false;
   ThreadState& ts = thread_state();
   ts.error.clear();
   Stats& st = ts.stats;
   st = Stats{};
   st.decided_by = kFirstCall;
-  std::strncpy(st.algorithm, "native", sizeof st.algorithm - 1);
+  name_algorithm(st, native_of(a.coll).canonical);
   st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
   int me = 0, type_size = 0;
   MPI_Comm_rank(a.comm, &me);

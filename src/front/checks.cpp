@@ -11,7 +11,7 @@
 
 namespace a2a::detail {
 
-int open_comm(MPI_Comm comm, CommContext*& ctx) {
+int check_comm(MPI_Comm comm) {
   int init = 0, fin = 0;
   MPI_Initialized(&init);
   MPI_Finalized(&fin);
@@ -19,6 +19,11 @@ int open_comm(MPI_Comm comm, CommContext*& ctx) {
   if (comm == MPI_COMM_NULL) return MPI_ERR_COMM;
   int inter = 0;
   if (MPI_Comm_test_inter(comm, &inter) != MPI_SUCCESS || inter) return MPI_ERR_COMM;
+  return MPI_SUCCESS;
+}
+
+int open_comm(MPI_Comm comm, CommContext*& ctx) {
+  if (const int rc = check_comm(comm)) return rc;
   return get_context(comm, ctx);
 }
 

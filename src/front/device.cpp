@@ -13,11 +13,6 @@ namespace a2a::detail {
 
 namespace {
 
-void name_algorithm(Stats& st, const std::string& canonical) {
-  std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
-  st.named_from = 0;
-}
-
 bool is_cuda_ipc(const Resolved& r) { return r.info && std::strcmp(r.info->name, "cuda-ipc") == 0; }
 
 // The spec that runs device buffers: the named one, or cuda-ipc for auto.

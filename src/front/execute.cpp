@@ -11,12 +11,12 @@
 
 namespace a2a::detail {
 
-namespace {
-
 void name_algorithm(Stats& st, const std::string& canonical) {
   std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
   st.named_from = 0;
 }
+
+namespace {
 
 // Stats for the fallback algorithm: counts start over, what the first one
 // already spent (metadata, scratch) stays.
@@ -213,7 +213,6 @@ void begin_stats(Stats& st, const Prepared& p) {
   }
 }
 
-// The native choice, for auto's first call on a communicator.
 const Resolved& native_of(Collective coll) {
   static const auto make = [](Collective c) {
     Resolved r;
