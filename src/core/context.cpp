@@ -305,7 +305,10 @@ int detect_topology(CommContext& ctx) {
 char seen_marker;
 void* const kSeen = &seen_marker;
 
+std::atomic<unsigned long long> freed{0};
+
 int delete_context(MPI_Comm, int, void* value, void*) {
+  freed.fetch_add(1, std::memory_order_relaxed);
   if (value == kSeen) return MPI_SUCCESS;  // nothing was made for it
   delete static_cast<CommContext*>(value);
   --contexts_alive;
@@ -349,13 +352,16 @@ int make_keyval() {
 }
 }  // namespace
 
-bool mark_first_use(MPI_Comm user) {
+bool unmet(MPI_Comm user) {
   if (make_keyval() != MPI_SUCCESS) return false;
   int found = 0;
   void* value = nullptr;
-  if (MPI_Comm_get_attr(user, keyval, &value, &found) != MPI_SUCCESS || found) return false;
-  return MPI_Comm_set_attr(user, keyval, kSeen) == MPI_SUCCESS;
+  return MPI_Comm_get_attr(user, keyval, &value, &found) == MPI_SUCCESS && !found;
 }
+
+bool mark_first_use(MPI_Comm user) { return MPI_Comm_set_attr(user, keyval, kSeen) == MPI_SUCCESS; }
+
+unsigned long long comms_freed() { return freed.load(std::memory_order_relaxed); }
 
 int get_context(MPI_Comm user, CommContext*& ctx) {
   if (const int rc = make_keyval()) return rc;

@@ -236,11 +236,15 @@ class SubLayout {
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
 
-// True where `user` has no context yet (a2a has not met it): it is marked,
-// so that this one call may bypass a2a (the shim's first call under auto,
-// which would run native) and the next makes the context, counting this
-// call.  Local: no communication.
+// True where a2a has not met `user` (no context, no mark).  Local.
+bool unmet(MPI_Comm user);
+// Marks an unmet `user`, so that this one call may bypass a2a (the shim's
+// first call under auto, which would run native) and the next makes the
+// context, counting this call.  Local: no communication.
 bool mark_first_use(MPI_Comm user);
+// How many communicators a2a had met were freed in this process: a handle
+// met before this count moved may name a new communicator now.
+unsigned long long comms_freed();
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 // Safe from several threads on distinct communicators (MPI_THREAD_MULTIPLE).
 int get_context(MPI_Comm user, CommContext*& ctx);

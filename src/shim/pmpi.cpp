@@ -72,13 +72,25 @@ int report(MPI_Comm comm, int rc) {
 // A communicator's first call under auto goes to the library untouched
 // (a2a would run native on it anyway, after its set-up: 5-10 us on cold
 // code); its errors are the library's, as without the shim.  The
-// communicator of this thread's last call has been met: one compare
-// spares the common call the asking.
-thread_local MPI_Comm last_comm = MPI_COMM_NULL;
+// communicators of this thread's last few calls have been met: a few
+// compares spare the common call the asking, also where a program
+// alternates communicators (FFTW's forward and backward plans).  A freed
+// communicator's handle may come back for a new one: the ring starts over
+// once a2a saw one freed.
+constexpr int kMetRing = 8;
+thread_local MPI_Comm met_ring[kMetRing];
+thread_local int met_next = 0;
+thread_local unsigned long long met_freed = 0;
 bool met(MPI_Comm comm) {
-  const bool was = comm == last_comm;
-  last_comm = comm;
-  return was;
+  if (const unsigned long long freed = a2a::detail::comms_freed(); freed != met_freed) {
+    for (MPI_Comm& c : met_ring) c = MPI_COMM_NULL;
+    met_freed = freed;
+  }
+  for (MPI_Comm c : met_ring)
+    if (c == comm) return true;
+  met_ring[met_next] = comm;
+  met_next = (met_next + 1) % kMetRing;
+  return false;
 }
 
 }  // namespace

@@ -84,6 +84,35 @@ static int fresh_communicators(int rank, int P, int expect_a2a) {
   return bad;
 }
 
+/* Two fresh communicators called in turn (FFTW's forward and backward
+ * plans): each one's first call is the first-call, its second is not,
+ * whichever was called in between; the data are checked every call. */
+static int alternating_communicators(int rank, int P, int expect_a2a) {
+  const char* want = getenv("A2A_ALLTOALL");
+  if (!expect_a2a || (want && strcmp(want, "auto") != 0)) return 0;
+  const int n = 2;
+  int bad = 0;
+  int* s = malloc(sizeof(int) * n * P);
+  int* r = malloc(sizeof(int) * n * P);
+  MPI_Comm comm[2];
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm[0]);
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm[1]);
+  for (int call = 0; call < 4; ++call) {
+    for (int i = 0; i < n * P; ++i) s[i] = value(rank, i / n, i % n + 100 * call), r[i] = -1;
+    MPI_Alltoall(s, n, MPI_INT, r, n, MPI_INT, comm[call % 2]);
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < n; ++j) bad += r[src * n + j] != value(src, rank, j + 100 * call);
+    if ((strcmp(decided_by(), "first-call") == 0) != (call < 2)) {
+      fprintf(stderr, "client: rank %d, alternating call %d: decided by \"%s\"\n", rank, call, decided_by());
+      bad += 1000;
+    }
+  }
+  MPI_Comm_free(&comm[0]);
+  MPI_Comm_free(&comm[1]);
+  free(s), free(r);
+  return bad;
+}
+
 int main(int argc, char** argv) {
   MPI_Init(&argc, &argv);
   int rank, P, bad = 0;
@@ -123,6 +152,7 @@ int main(int argc, char** argv) {
   int expect_a2a = getenv("CLIENT_EXPECT_A2A") != NULL;
   if (expect_a2a && (!a2a_alltoall || !a2a_alltoallv)) bad += 1000000;
   bad += fresh_communicators(rank, P, expect_a2a);
+  bad += alternating_communicators(rank, P, expect_a2a);
   MPI_Allreduce(MPI_IN_PLACE, &bad, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0)
     printf("client: P=%d alltoall via %s, alltoallv via %s: %s\n", P, a2a_alltoall ? "a2a" : "MPI",
