@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "schedule/clustered.hpp"
 #include "schedule/hier.hpp"
@@ -354,23 +355,39 @@ ModelCost cost(const Worst& w) { return {w.seconds, w.rounds}; }
 
 // Every candidate of `coll` (registry rows with a cost entry that fit the
 // layout, swept over the model's radices), costed and named canonically.
-std::vector<CostedSpec> model_candidates(Collective coll, const ModelLayout& l, long long bytes, long long max_bytes,
-                                         const MachineModel& m) {
+// The specs a layout's model sweeps, resolved: they depend on the layout's
+// shape only, not on the size priced, so each shape is swept once per
+// thread (sweeping and parsing were most of a pricing's time).
+const std::vector<Resolved>& swept(Collective coll, const ModelLayout& l) {
   const int P = static_cast<int>(l.node_of.size());
-  const ModelCall call{l, m, bytes, max_bytes, coll == Collective::alltoallv};
+  const int Q = static_cast<int>(l.ranks[0].size()), N = static_cast<int>(l.ranks.size());
   const Where where = where_of(l.ranks);
-  const SweepValues values =
-      model_values(P, static_cast<int>(l.ranks[0].size()), static_cast<int>(l.ranks.size()));
-  std::vector<CostedSpec> out;
+  const auto key = std::make_tuple(static_cast<int>(coll), P, Q, N, where.nodes, where.equal_nodes, where.one_node);
+  thread_local std::map<decltype(key), std::vector<Resolved>> shapes;
+  if (auto it = shapes.find(key); it != shapes.end()) return it->second;
+  if (shapes.size() >= 64) shapes.clear();
+  std::vector<Resolved> specs;
+  const SweepValues values = model_values(P, Q, N);
   for (const AlgorithmInfo& a : algorithms()) {
     if (a.collective != coll || !a.cost || !fits(a, where)) continue;
     for (const std::string& spec : sweep(a, values)) {
       Resolved r;
       std::string error;
-      if (resolve(coll, spec, P, bytes, r, error) != MPI_SUCCESS) continue;
-      const ModelCost c = a.cost(call, r.params);
-      out.push_back({r.canonical, c.seconds, c.rounds});
+      if (resolve(coll, spec, P, 0, r, error) == MPI_SUCCESS) specs.push_back(std::move(r));
     }
+  }
+  return shapes.emplace(key, std::move(specs)).first->second;
+}
+
+std::vector<CostedSpec> model_candidates(Collective coll, const ModelLayout& l, long long bytes, long long max_bytes,
+                                         const MachineModel& m) {
+  const ModelCall call{l, m, bytes, max_bytes, coll == Collective::alltoallv};
+  const std::vector<Resolved>& specs = swept(coll, l);
+  std::vector<CostedSpec> out;
+  out.reserve(specs.size() + 1);
+  for (const Resolved& r : specs) {
+    const ModelCost c = r.info->cost(call, r.params);
+    out.push_back({r.canonical, c.seconds, c.rounds});
   }
   return out;
 }
