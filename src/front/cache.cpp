@@ -33,25 +33,31 @@ struct Owner {
   ~Owner() { current_thread_state = nullptr; }
 };
 
-bool same_ints(const int* a, const int* b, int n) {
-  if (a == b) return true;
-  if (n > 8) return std::memcmp(a, b, sizeof(int) * static_cast<size_t>(n)) == 0;
-  for (int i = 0; i < n; ++i)  // a few: inline, no library call
-    if (a[i] != b[i]) return false;
-  return true;
+// Specs are a few characters: compared inline, no library call.
+inline bool same_spec(const char* kept, const char* given) {
+  while (*kept && *kept == *given) ++kept, ++given;
+  return *kept == *given;
 }
 
 bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
   const CallArgs& k = p.args;
   if (p.generation != gen || k.comm != a.comm || k.coll != a.coll || k.sendbuf != a.sendbuf ||
       k.recvbuf != a.recvbuf || k.stype != a.stype || k.rtype != a.rtype || k.scount != a.scount ||
-      k.rcount != a.rcount || std::strcmp(p.spec.c_str(), a.spec) != 0)
+      k.rcount != a.rcount || !same_spec(p.spec.c_str(), a.spec))
     return false;
   if (!a.v()) return true;
   const int P = p.P;
   const int* c = p.counts.data();
-  return same_ints(c, a.scounts, P) && same_ints(c + P, a.sdispls, P) && same_ints(c + 2 * P, a.rcounts, P) &&
-         same_ints(c + 3 * P, a.rdispls, P);
+  if (P <= 8) {  // a few ranks: one inline pass over the four arrays
+    for (int i = 0; i < P; ++i)
+      if (c[i] != a.scounts[i] || c[P + i] != a.sdispls[i] || c[2 * P + i] != a.rcounts[i] ||
+          c[3 * P + i] != a.rdispls[i])
+        return false;
+    return true;
+  }
+  const size_t n = sizeof(int) * static_cast<size_t>(P);
+  return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
+         std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
 }
 
 }  // namespace
