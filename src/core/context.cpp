@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstring>
+#include <unordered_set>
 #include <mutex>
 #include <cstdio>
 #include <cstdlib>
@@ -300,16 +302,37 @@ int detect_topology(CommContext& ctx) {
   return MPI_SUCCESS;
 }
 
-// The attribute's value on a communicator whose first call mark_first_use
-// let through: no context yet.
-char seen_marker;
-void* const kSeen = &seen_marker;
+// The communicators a2a has met, by handle: those with a context and those
+// whose first call the shim let through (mark_first_use).  Asked without an
+// MPI call: the shim's test runs on memory the application's work between
+// calls has evicted, where each MPI call a2a adds costs about a microsecond.
+// A marked communicator has no attribute, so no delete callback: the shim
+// forgets it at MPI_Comm_free (forget_comm).
+std::mutex met_lock;
+std::unordered_set<uint64_t>& met_handles() {
+  static auto* handles = new std::unordered_set<uint64_t>;  // never destroyed: callbacks may run at exit
+  return *handles;
+}
+uint64_t handle_bits(MPI_Comm comm) {
+  uint64_t v = 0;
+  std::memcpy(&v, &comm, std::min(sizeof comm, sizeof v));
+  return v;
+}
+bool met_erase(MPI_Comm comm) {
+  std::lock_guard<std::mutex> guard(met_lock);
+  return met_handles().erase(handle_bits(comm)) > 0;
+}
+void met_insert(MPI_Comm comm) {
+  std::lock_guard<std::mutex> guard(met_lock);
+  met_handles().insert(handle_bits(comm));
+}
 
 std::atomic<unsigned long long> freed{0};
+std::atomic<bool> mpi_live{false};  // between a2a's first use and MPI_Finalize
 
-int delete_context(MPI_Comm, int, void* value, void*) {
+int delete_context(MPI_Comm comm, int, void* value, void*) {
+  met_erase(comm);
   freed.fetch_add(1, std::memory_order_relaxed);
-  if (value == kSeen) return MPI_SUCCESS;  // nothing was made for it
   delete static_cast<CommContext*>(value);
   --contexts_alive;
   invalidate_prepared();  // the handle may come back for another communicator
@@ -319,6 +342,7 @@ int delete_context(MPI_Comm, int, void* value, void*) {
 // MPI_Finalize deletes MPI_COMM_SELF's attributes first: nothing prepared
 // before it may run after.
 int on_finalize(MPI_Comm, int, void*, void*) {
+  mpi_live = false;
   invalidate_prepared();
   shm_forget_kept();
   return MPI_SUCCESS;
@@ -348,18 +372,22 @@ int make_keyval() {
   int rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &self_keyval, nullptr);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, nullptr);
   if (rc == MPI_SUCCESS) rc = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, nullptr);
+  if (rc == MPI_SUCCESS) mpi_live = true;
   return rc;
 }
 }  // namespace
 
 bool unmet(MPI_Comm user) {
-  if (make_keyval() != MPI_SUCCESS) return false;
-  int found = 0;
-  void* value = nullptr;
-  return MPI_Comm_get_attr(user, keyval, &value, &found) == MPI_SUCCESS && !found;
+  if (!mpi_live.load(std::memory_order_relaxed) || user == MPI_COMM_NULL) return false;
+  std::lock_guard<std::mutex> guard(met_lock);
+  return met_handles().count(handle_bits(user)) == 0;
 }
 
-bool mark_first_use(MPI_Comm user) { return MPI_Comm_set_attr(user, keyval, kSeen) == MPI_SUCCESS; }
+void mark_first_use(MPI_Comm user) { met_insert(user); }
+
+void forget_comm(MPI_Comm comm) {
+  if (comm != MPI_COMM_NULL && met_erase(comm)) freed.fetch_add(1, std::memory_order_relaxed);
+}
 
 unsigned long long comms_freed() { return freed.load(std::memory_order_relaxed); }
 
@@ -369,12 +397,12 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   void* value = nullptr;
   int rc = MPI_Comm_get_attr(user, keyval, &value, &found);
   if (rc != MPI_SUCCESS) return rc;
-  if (found && value != kSeen) {
+  if (found) {
     ctx = static_cast<CommContext*>(value);
     return MPI_SUCCESS;
   }
   auto fresh = std::make_unique<CommContext>();
-  fresh->calls = found ? 1 : 0;  // the call mark_first_use let through
+  fresh->calls = unmet(user) ? 0 : 1;  // 1: the call mark_first_use let through
   fresh->user = user;
   MPI_Comm_rank(user, &fresh->rank);
   MPI_Comm_size(user, &fresh->size);
@@ -384,6 +412,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
     std::fprintf(stderr, "a2a: communicator of %d ranks, %s\n", fresh->size, fresh->topology.describe().c_str());
   rc = MPI_Comm_set_attr(user, keyval, fresh.get());
   if (rc != MPI_SUCCESS) return rc;
+  met_insert(user);
   ctx = fresh.release();
   ++contexts_alive;
   return MPI_SUCCESS;

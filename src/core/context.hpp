@@ -236,12 +236,16 @@ class SubLayout {
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
 
-// True where a2a has not met `user` (no context, no mark).  Local.
+// True where a2a has not met `user` (no context, no mark) while MPI is
+// initialised.  Local, and no MPI call: a2a's own table of handles.
 bool unmet(MPI_Comm user);
 // Marks an unmet `user`, so that this one call may bypass a2a (the shim's
 // first call under auto, which would run native) and the next makes the
-// context, counting this call.  Local: no communication.
-bool mark_first_use(MPI_Comm user);
+// context, counting this call.  Local: no MPI call.
+void mark_first_use(MPI_Comm user);
+// `comm` is being freed (the shim's MPI_Comm_free): a mark has no delete
+// callback to forget it, and its handle may come back for a new communicator.
+void forget_comm(MPI_Comm comm);
 // How many communicators a2a had met were freed in this process: a handle
 // met before this count moved may name a new communicator now.
 unsigned long long comms_freed();

@@ -80,15 +80,14 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   // Arguments a2a's checks reject go that way, to be reported as a2a reports them.
   if (a.rtype == MPI_DATATYPE_NULL || (a.v() && (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls)))
     return false;
+  // No check_comm: an intercommunicator goes to the library either way.
   int P = 1;
-  if (check_comm(a.comm) != MPI_SUCCESS || !unmet(a.comm) || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS ||
-      P < min_ranks)
-    return false;
+  if (!unmet(a.comm) || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < min_ranks) return false;
   if (gpu::built_with_cuda() &&
       (gpu::memory_of(a.recvbuf) == gpu::Memory::device ||
        (!a.in_place() && gpu::memory_of(a.sendbuf) == gpu::Memory::device)))
     return false;
-  if (!mark_first_use(a.comm)) return false;
+  mark_first_use(a.comm);
   ThreadState& ts = thread_state();
   ts.error.clear();
   Stats& st = ts.stats;
@@ -276,6 +275,7 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
     MPI_Comm fresh = MPI_COMM_NULL;
     if (MPI_Comm_dup(MPI_COMM_SELF, &fresh) == MPI_SUCCESS) {
       first_call_to_library(alltoall_args(&one, 1, MPI_BYTE, &back, 1, MPI_BYTE, fresh, "auto"), 1);
+      forget_comm(fresh);
       MPI_Comm_free(&fresh);
     }
     ts.stats = stats;

@@ -127,6 +127,18 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
   return report(comm, rc);
 }
 
+// A communicator whose first call went to the library carries no a2a
+// attribute: a2a forgets it here, before its handle can name another.
+extern "C" int MPI_Comm_free(MPI_Comm* comm) {
+  if (comm) a2a::detail::forget_comm(*comm);
+  return PMPI_Comm_free(comm);
+}
+
+extern "C" int MPI_Comm_disconnect(MPI_Comm* comm) {
+  if (comm) a2a::detail::forget_comm(*comm);
+  return PMPI_Comm_disconnect(comm);
+}
+
 // a2a's one-time set-up (world's layout, cold code, lazy symbol binding)
 // happens here, not inside the application's first all-to-all; the MPI
 // library's own all-to-all is not run, so it stays as cold as without the shim.
