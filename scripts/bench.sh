@@ -37,8 +37,8 @@ for np in 2 4 8; do
     [ "$run" != "$coll" ] && args+=(--workload "${run#*:}")
 
     name=${run/:/-}-p$np
-    # 24 warm-up iterations: auto's trial (at most 24 calls) before the timing
-    mpirun -np "$np" $a2a bench "${args[@]}" -m "16:$max" -i 20 -x 24 -b "$batch" -c \
+    # 40 warm-up iterations: auto's trial (at most 40 calls) before the timing
+    mpirun -np "$np" $a2a bench "${args[@]}" -m "16:$max" -i 20 -x 40 -b "$batch" -c \
       -a auto -a shm -a spread-out --csv "$out/$name.csv" >"$out/$name.txt"
     csvs+=("$out/$name.csv")
     echo "  $name: $(grep -m1 '# summary: auto/native' "$out/$name.txt" | sed 's/# summary: //')"

@@ -22,7 +22,7 @@
 #             alltoall and alltoallv (uniform, power-law), 16 B .. 8 MiB,
 #             Open MPI with single copy (CMA) and without, and MPICH at
 #             P = 2 (-a shm -a auto, -b 4 at P = 2 as issue 27 measured,
-#             24 warm-up iterations: the trial's calls are not timed);
+#             40 warm-up iterations: the trial's calls are not timed);
 #             and every one of auto's first 100 calls per size (-x 0,
 #             means; 5 processes at P = 2), its trial included
 #   overhead_vs  the overhead phase's runs alternating with the same runs of
@@ -181,10 +181,10 @@ trial() {
       for w in alltoall uniform power-law; do
         args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
         name=$lib-$w-p$np
-        # After the trial: 24 warm-up iterations (a trial takes at most 24 calls).
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 24 -b $batch -c -a shm -a auto \
+        # After the trial: 40 warm-up iterations (a trial takes at most 40 calls).
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:8388608 -i 12 -x 24 -b 1 -c -a shm -a auto \
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:8388608 -i 12 -x 40 -b 1 -c -a shm -a auto \
           --csv "$out/trial-$name-large.csv" >"$out/trial-$name-large.txt"
         # The first 100 calls per size, in fresh processes (5 at P = 2, 1
         # above), as a program meets them (world prepared first, as the

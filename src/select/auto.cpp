@@ -136,16 +136,17 @@ int measure_machine(CommContext& ctx, MachineModel& m) {
 // Prints a class's trial and its outcome (A2A_VERBOSE=1, the communicator's
 // rank 0), e.g. "a2a auto: P=2, alltoall 1 KiB: trial 1: shm 0.552 us,
 // native 1.120 us -> shm (measured)".
-void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, int winner) {
+void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, int winner,
+                const char* outcome) {
   if (!config().verbose || ctx.rank != 0) return;
   std::string line = "a2a auto: P=" + std::to_string(ctx.size) + ", " + c.label + ": trial " +
-                     std::to_string(c.trials) + ":";
+                     std::to_string(c.trials + 1) + (c.confirming ? " (confirming):" : ":");
   for (size_t i = 0; i < c.candidates.size(); ++i) {
     char us[32];
     std::snprintf(us, sizeof us, " %.3f us", t[i] * 1e6);
     line += (i ? ", " : " ") + c.candidates[i].resolved.canonical + us;
   }
-  line += " -> " + c.candidates[static_cast<size_t>(winner)].resolved.canonical + " (measured)";
+  line += " -> " + c.candidates[static_cast<size_t>(winner)].resolved.canonical + " " + outcome;
   std::fprintf(stderr, "%s\n", line.c_str());
 }
 
@@ -462,6 +463,18 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   for (double& x : t) x /= ctx.size;
   int win = trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
+  if (!c.confirming && needs_confirmation(t, win, c.native_at)) {  // agreed times: every rank alike
+    tell_trial(ctx, c, t, win, "(to confirm against native)");
+    c.all_candidates = c.candidates;
+    c.all_native_at = c.native_at;
+    c.candidates = {c.all_candidates[static_cast<size_t>(win)], c.all_candidates[static_cast<size_t>(c.native_at)]};
+    c.native_at = 1;
+    c.confirming = true;
+    c.call = 0;
+    c.samples.assign(2, {});
+    c.trial_bytes.assign(2, 0);
+    return MPI_SUCCESS;
+  }
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
   c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
@@ -471,8 +484,15 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     c.size_check = a.model_ready ? size_check_every(model_allreduce(a.layout, a.model), t[static_cast<size_t>(win)])
                                  : kFirstCheck;
   }
+  tell_trial(ctx, c, t, win, "(measured)");
   ++c.trials;
-  tell_trial(ctx, c, t, win);
+  if (c.confirming) {  // the full list again, for a trial after drift
+    c.candidates = std::move(c.all_candidates);
+    c.native_at = c.all_native_at;
+    c.samples.assign(c.candidates.size(), {});
+    c.trial_bytes.assign(c.candidates.size(), 0);
+    c.confirming = false;
+  }
   if (c.every_size && config().verbose && ctx.rank == 0)
     std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(), c.size_check);
   c.trial = false;

@@ -72,6 +72,11 @@ struct ClassState {
   long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
   DriftWatch drift;
   int trials = 0;  // trials run (the first and any after drift)
+  // A close winner's confirmation (kConfirmAbove): the round runs it and
+  // native alone, the full list kept here meanwhile.
+  bool confirming = false;
+  std::vector<AutoDecision> all_candidates;
+  int all_native_at = -1;
 };
 
 struct AutoState {

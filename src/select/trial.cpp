@@ -26,6 +26,12 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
   return native_at;
 }
 
+bool needs_confirmation(const std::vector<double>& seconds, int win, int native_at) {
+  if (native_at < 0 || win < 0 || win == native_at) return false;
+  const double native = seconds[static_cast<size_t>(native_at)];
+  return native > 0 && seconds[static_cast<size_t>(win)] > kConfirmAbove * native;
+}
+
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
   if (lo_ >= 0 && (bytes > kSizesMoved * hi_ || bytes * kSizesMoved < lo_)) moved_ = flagged_ = true;

@@ -30,6 +30,12 @@ constexpr int kTrialRounds = 4;  // rounds of one turn per candidate
 // A candidate other than native wins only at most this fraction of
 // native's time: where they tie, the library's own runs.
 constexpr double kTrialMargin = 0.97;
+// A winner other than native within this fraction of native's time is
+// confirmed by a second round of the two alone before it is kept: the
+// machine's phases move a single round's times by 10-30 %, and a wrong
+// pick costs every call after (a2a-fft at P = 2 once kept shm at 1.5x
+// native from one round).  A clearer winner is kept at once.
+constexpr double kConfirmAbove = 0.8;
 constexpr long long kSampleEvery = 64;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
 constexpr double kDrift = 1.5;
@@ -48,8 +54,10 @@ constexpr double kSizeCheckShare = 100;
 // of calls of call_seconds each, and at most kFirstCheck.
 long long size_check_every(double allreduce_seconds, double call_seconds);
 
-// Calls a trial of n candidates takes.
+// Calls a round of n candidates takes.
 constexpr int trial_calls(int n) { return n * kTrialRounds * kTrialRepeat; }
+// Calls a trial of n candidates takes at most: its round and a confirmation.
+constexpr int most_trial_calls(int n) { return trial_calls(n) + (n > 1 ? trial_calls(2) : 0); }
 // The candidate of trial call `call` (0-based): rounds of a turn of every
 // candidate, each round in the reverse order of the one before (ABBA), so
 // that a drift in the application's calls does not fall on one candidate.
@@ -65,6 +73,8 @@ double median_of(std::vector<double> samples);
 // another candidate takes at most `margin` of its time; then the fastest.
 // Times of 0 or less (no sample) never win.
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
+// Whether the round's winner `win` needs the confirmation (kConfirmAbove).
+bool needs_confirmation(const std::vector<double>& seconds, int win, int native_at);
 
 // A decided class's drift watch on one rank: the winner's trial time and
 // the bytes it moved then, the last samples.

@@ -219,7 +219,7 @@ TEST_F(Auto, FollowsTheTuningFileOrTheModel) {
   }
   // A plan follows the class of its calls, decided the same way.
   int calls = 0;
-  const Ran decided = decided_alltoall(MPI_COMM_WORLD, 4, 3 * a2a::detail::trial_calls(3), calls);
+  const Ran decided = decided_alltoall(MPI_COMM_WORLD, 4, 3 * a2a::detail::most_trial_calls(3), calls);
   std::vector<int> s(4 * P), r(4 * P);
   A2A_Plan plan = nullptr;
   ASSERT_EQ(A2A_Alltoall_init(s.data(), 4, MPI_INT, r.data(), 4, MPI_INT, MPI_COMM_WORLD, "auto", &plan), MPI_SUCCESS);
@@ -272,7 +272,7 @@ TEST_F(Auto, ModelProposesTheTrialsCandidates) {
     }
     std::vector<std::string> tried;
     int calls = 0;
-    const Ran ran = decided_alltoall(MPI_COMM_WORLD, n, 2 * a2a::detail::trial_calls(3), calls, &tried);
+    const Ran ran = decided_alltoall(MPI_COMM_WORLD, n, 2 * a2a::detail::most_trial_calls(3), calls, &tried);
     EXPECT_NE(std::find(want.begin(), want.end(), ran.algorithm), want.end()) << ran.algorithm;
     if (want.size() == 1) {
       EXPECT_EQ(ran.by, "model");
@@ -282,7 +282,7 @@ TEST_F(Auto, ModelProposesTheTrialsCandidates) {
     std::sort(want.begin(), want.end());
     std::sort(tried.begin(), tried.end());
     EXPECT_EQ(tried, want) << n;
-    EXPECT_LE(calls, a2a::detail::trial_calls(static_cast<int>(want.size())) + 1) << n;
+    EXPECT_LE(calls, a2a::detail::most_trial_calls(static_cast<int>(want.size())) + 1) << n;
   }
 }
 
@@ -306,14 +306,14 @@ TEST_F(Auto, TrialOverturnsAWrongModel) {
   std::vector<std::string> tried;
   int calls = 0;
   const int n = 16384;  // 64 KiB blocks
-  const Ran ran = decided_alltoall(comm, n, 2 * a2a::detail::trial_calls(3), calls, &tried);
+  const Ran ran = decided_alltoall(comm, n, 2 * a2a::detail::most_trial_calls(3), calls, &tried);
   EXPECT_TRUE(ran.algorithm == "native" || ran.algorithm == "shm")
       << ran.algorithm << ", tried " << ::testing::PrintToString(tried);
   EXPECT_EQ(ran.by, "measured");
   EXPECT_GE(tried.size(), 2u);
   EXPECT_NE(tried.front(), "native") << "the model's pick, first";
   EXPECT_NE(tried.front(), "shm") << "the model's pick, first";
-  EXPECT_LE(calls, a2a::detail::trial_calls(static_cast<int>(tried.size())) + 1);
+  EXPECT_LE(calls, a2a::detail::most_trial_calls(static_cast<int>(tried.size())) + 1);
   for (int again = 0; again < 20; ++again) {
     const Ran r = alltoall_auto(comm, n);
     EXPECT_EQ(r.algorithm, ran.algorithm);
@@ -337,14 +337,14 @@ TEST_F(Auto, DriftRunsTheTrialAgain) {
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   alltoall_auto(comm, 1);  // the communicator's first call
   int calls = 0;
-  const Ran first = decided_alltoall(comm, 5, 2 * a2a::detail::trial_calls(3), calls);
+  const Ran first = decided_alltoall(comm, 5, 2 * a2a::detail::most_trial_calls(3), calls);
   if (first.by != "measured") GTEST_SKIP() << "the model left one candidate here: nothing to try again";
   int again_at = -1;
   for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
     if (alltoall_auto(comm, 5).by == "trial") again_at = k;
   EXPECT_GE(again_at, static_cast<int>(a2a::detail::kFirstCheck) - 1) << "not before the first agreement";
   EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
-  const Ran after = decided_alltoall(comm, 5, 2 * a2a::detail::trial_calls(3), calls);
+  const Ran after = decided_alltoall(comm, 5, 2 * a2a::detail::most_trial_calls(3), calls);
   EXPECT_EQ(after.by, "measured");
   MPI_Comm_free(&comm);
 }
@@ -364,7 +364,7 @@ TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
   alltoallv_auto(comm, 1);  // the communicator's first call
   Ran first;
-  for (int k = 0; k < 2 * a2a::detail::trial_calls(3); ++k)
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
     if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
   if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
   int again_at = -1;
@@ -373,7 +373,7 @@ TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   EXPECT_GE(again_at, 0) << "sizes moved 100x, no trial again";
   EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
   Ran after;
-  for (int k = 0; k < 2 * a2a::detail::trial_calls(3); ++k)
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
     if ((after = alltoallv_auto(comm, 200)).by != "trial") break;
   EXPECT_EQ(after.by, "measured");
   MPI_Comm_free(&comm);
@@ -387,7 +387,7 @@ TEST_F(Auto, TuningEntriesVerifiedOnRequest) {
   std::vector<std::string> tried;
   int calls = 0;
   alltoall_auto(MPI_COMM_WORLD, 1);  // world's first call, unless an earlier test made it
-  const Ran ran = decided_alltoall(MPI_COMM_WORLD, 8, 2 * a2a::detail::trial_calls(2), calls, &tried);  // 32 B: tra:radix=2
+  const Ran ran = decided_alltoall(MPI_COMM_WORLD, 8, 2 * a2a::detail::most_trial_calls(2), calls, &tried);  // 32 B: tra:radix=2
   EXPECT_EQ(ran.by, "measured");
   EXPECT_TRUE(ran.algorithm == "tra:radix=2" || ran.algorithm == "native") << ran.algorithm;
   std::sort(tried.begin(), tried.end());

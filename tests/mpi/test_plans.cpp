@@ -27,7 +27,7 @@ TEST(Plans, AlltoallStartsSeeCurrentData) {
     ASSERT_NE(plan, nullptr);
     // auto: past its trial (at most 3 candidates), so the plan's last start
     // and the plain call after it run the class's decision.
-    const int starts = std::string(spec) == "auto" ? 3 + a2a::detail::trial_calls(3) : 3;
+    const int starts = std::string(spec) == "auto" ? 3 + a2a::detail::most_trial_calls(3) : 3;
     for (int it = 0; it < starts; ++it) {
       for (int d = 0; d < P; ++d)
         for (int j = 0; j < n; ++j) s[n * d + j] = value(rank, d, j, it);

@@ -65,6 +65,20 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
   EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
 }
 
+// A close winner other than native runs a second round against native
+// alone before it is kept; a clear one, native, or no native at all not.
+TEST(Trial, CloseWinnerIsConfirmed) {
+  EXPECT_TRUE(needs_confirmation({0.9, 1.0}, 0, 1));        // within kConfirmAbove of native
+  EXPECT_TRUE(needs_confirmation({1.0, 0.85, 0.95}, 2, 1)); // the runner-up too
+  EXPECT_FALSE(needs_confirmation({0.5, 1.0}, 0, 1));       // clearly faster
+  EXPECT_FALSE(needs_confirmation({0.8, 1.0}, 0, 1));       // at the bound: kept
+  EXPECT_FALSE(needs_confirmation({1.0, 0.9}, 1, 1));       // native won
+  EXPECT_FALSE(needs_confirmation({0.9, 1.0}, 0, -1));      // no native to confirm against
+  EXPECT_FALSE(needs_confirmation({0.9, 0.0}, 0, 1));       // native without a time
+  EXPECT_EQ(most_trial_calls(3), trial_calls(3) + trial_calls(2));
+  EXPECT_EQ(most_trial_calls(1), trial_calls(1));
+}
+
 // The watch flags a rank once the median of its last kDriftSamples
 // samples runs more than kDrift times the trial's time, scaled up (never
 // down) by the bytes moved.
