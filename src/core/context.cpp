@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <unordered_set>
 #include <mutex>
 #include <cstdio>
@@ -312,11 +311,6 @@ std::mutex met_lock;
 std::unordered_set<uint64_t>& met_handles() {
   static auto* handles = new std::unordered_set<uint64_t>;  // never destroyed: callbacks may run at exit
   return *handles;
-}
-uint64_t handle_bits(MPI_Comm comm) {
-  uint64_t v = 0;
-  std::memcpy(&v, &comm, std::min(sizeof comm, sizeof v));
-  return v;
 }
 bool met_erase(MPI_Comm comm) {
   std::lock_guard<std::mutex> guard(met_lock);

@@ -4,7 +4,10 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <map>
 #include <memory>
@@ -235,6 +238,14 @@ class SubLayout {
 // shm's segment for ctx made now where all its ranks share a node
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
+
+// An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
+template <typename Handle>
+uint64_t handle_bits(Handle h) {
+  uint64_t v = 0;
+  std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
+  return v;
+}
 
 // True where a2a has not met `user` (no context, no mark) while MPI is
 // initialised.  Local, and no MPI call: a2a's own table of handles.

@@ -82,14 +82,6 @@ int comm_size(MPI_Comm comm) {
   return comm != MPI_COMM_NULL && MPI_Comm_size(comm, &P) == MPI_SUCCESS ? P : 0;
 }
 
-// An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
-template <typename Handle>
-uint64_t handle_bits(Handle h) {
-  uint64_t v = 0;
-  std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
-  return v;
-}
-
 // A hash of alltoallv's count and displacement arrays' contents, so that
 // calls whose counts change every time do not compare against every slot.
 uint64_t counts_hash(const CallArgs& a, int P) {

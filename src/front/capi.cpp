@@ -228,15 +228,15 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
 
 // The communicator's context (collective: its layout), the machine's costs
 // for auto (collective, measured on a duplicate freed at once), shm's
-// segment, auto's alltoallv class and one alltoall class priced by the
-// model, then a byte-per-peer alltoall and alltoallv prepared and dropped,
-// never run: the call path's
-// code, the spec's resolution, the tuning file and (CUDA builds) the
-// driver's pointer queries are warm before the first real call.  Once per
-// process the rest of the path (lookup, execution, stats) runs too, on
-// MPI_COMM_SELF with one byte and `native`, so no other rank takes part,
-// and the shim's first-call test on a duplicate of it; the calling
-// thread's last stats and error stay as they were.
+// segment, auto's alltoallv class priced by the model, then a
+// byte-per-peer alltoall and alltoallv prepared and dropped, never run:
+// the call path's code, the spec's resolution, the tuning file and (CUDA
+// builds) the driver's pointer queries are warm before the first real
+// call.  Once per process an alltoall class is priced and the rest of the
+// path (lookup, execution, stats) runs too, on MPI_COMM_SELF with one byte
+// and `native`, so no other rank takes part, and the shim's first-call
+// test on a duplicate of it; the calling thread's last stats and error
+// stay as they were.
 extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
   using namespace a2a::detail;
   CommContext* ctx = nullptr;
@@ -256,13 +256,15 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
   shm_prepare(*ctx);  // the node's segment, where there is one
   std::shared_ptr<ClassState> every_size;  // alltoallv's size-free class priced now (nothing run, nothing tried)
   auto_without_sizes(*ctx, every_size, ignored);
-  // An alltoall class priced too (64 KiB blocks, where most of the model's
-  // branches run): the model's code is warm for the first class a program
-  // meets, 30-40 us on cold code, 15-20 warm.
-  std::shared_ptr<ClassState> priced;
-  auto_class(*ctx, Collective::alltoall, 65536, 65536, priced, ignored);
   static std::once_flag warm;
-  std::call_once(warm, [] {
+  std::call_once(warm, [ctx] {
+    // An alltoall class priced (64 KiB blocks, where most of the model's
+    // branches run): the model's code is warm for the first class a
+    // program meets, 30-40 us on cold code.  Local: this communicator's
+    // model and tuning are ready (above), so only this process takes part.
+    std::shared_ptr<ClassState> priced;
+    std::string unused;
+    auto_class(*ctx, Collective::alltoall, 65536, 65536, priced, unused);
     ThreadState& ts = thread_state();
     const Stats stats = ts.stats;
     const std::string error = ts.error;

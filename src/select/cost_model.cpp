@@ -353,11 +353,10 @@ Worst cost_of(const ModelCall& c, void (*one)(RankClock&, int, int, long long)) 
 
 ModelCost cost(const Worst& w) { return {w.seconds, w.rounds}; }
 
-// Every candidate of `coll` (registry rows with a cost entry that fit the
-// layout, swept over the model's radices), costed and named canonically.
-// The specs a layout's model sweeps, resolved: they depend on the layout's
-// shape only, not on the size priced, so each shape is swept once per
-// thread (sweeping and parsing were most of a pricing's time).
+// The specs a layout's model sweeps (registry rows with a cost entry that
+// fit the layout, over the model's radices), resolved: they depend on the
+// layout's shape only, not on the size priced, so each shape is swept once
+// per thread (sweeping and parsing were most of a pricing's time).
 const std::vector<Resolved>& swept(Collective coll, const ModelLayout& l) {
   const int P = static_cast<int>(l.node_of.size());
   const int Q = static_cast<int>(l.ranks[0].size()), N = static_cast<int>(l.ranks.size());
@@ -379,6 +378,7 @@ const std::vector<Resolved>& swept(Collective coll, const ModelLayout& l) {
   return shapes.emplace(key, std::move(specs)).first->second;
 }
 
+// Every candidate of `coll`, costed and named canonically.
 std::vector<CostedSpec> model_candidates(Collective coll, const ModelLayout& l, long long bytes, long long max_bytes,
                                          const MachineModel& m) {
   const ModelCall call{l, m, bytes, max_bytes, coll == Collective::alltoallv};
