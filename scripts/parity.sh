@@ -34,9 +34,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-out=results/parity
+out=${PARITY_OUT:-results/parity}
+build=${A2A_BUILD:-build}  # a build carried elsewhere (scripts/node.sh)
 mkdir -p "$out"
-a2a=build/a2a
+a2a=$build/a2a
 phases=("$@")
 [ ${#phases[@]} -eq 0 ] && phases=(overhead twins tune avb apps shm intra)
 
@@ -109,11 +110,11 @@ shm() {
 
 own_apps() {
   for np in ${PARITY_NP:-2 4 8 16}; do
-    mpirun -np "$np" build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto |
+    mpirun -np "$np" $build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto |
       tee "$out/apps-fft-uniform-p$np.txt"
-    mpirun -np "$np" build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 9 --compare native --compare auto |
+    mpirun -np "$np" $build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 9 --compare native --compare auto |
       tee "$out/apps-fft-nonuniform-p$np.txt"
-    mpirun -np "$np" build/apps/a2a-closure apps/data/random-large.txt --repeat 9 --compare native --compare auto |
+    mpirun -np "$np" $build/apps/a2a-closure apps/data/random-large.txt --repeat 9 --compare native --compare auto |
       tee "$out/apps-closure-p$np.txt"
   done
 }
@@ -169,13 +170,16 @@ intra() {
 # auto after its trial and over its first 100 calls.  Sizes from 512 KiB
 # take fewer iterations (a call at P = 8, 8 MiB moves 512 MiB).
 trial() {
+  # TRIAL_RUNS ("name:launcher;..."), TRIAL_NP, TRIAL_MAX: another machine's set (scripts/node.sh).
   local runs=("ompi-cma:mpirun --mca btl_vader_single_copy_mechanism cma"
               "ompi-none:mpirun --mca btl_vader_single_copy_mechanism none")
   [ -x build-mpich/a2a ] && runs+=("mpich:mpiexec.mpich")
+  [ -n "${TRIAL_RUNS:-}" ] && IFS=';' read -r -a runs <<<"$TRIAL_RUNS"
+  local max=${TRIAL_MAX:-8388608}
   for run in "${runs[@]}"; do
     lib=${run%%:*} launch=(${run#*:})
     bin=$a2a; [ $lib = mpich ] && bin=build-mpich/a2a
-    nps="2 4 8"; [ $lib = mpich ] && nps=2  # MPICH polls: time-sliced ranks crawl (README)
+    nps=${TRIAL_NP:-2 4 8}; [ $lib = mpich ] && nps=2  # MPICH polls: time-sliced ranks crawl (README)
     for np in $nps; do
       batch=1; [ "$np" -eq 2 ] && batch=4
       for w in alltoall uniform power-law; do
@@ -184,7 +188,7 @@ trial() {
         # After the trial: 40 warm-up iterations (a trial takes at most 40 calls).
         "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:8388608 -i 12 -x 40 -b 1 -c -a shm -a auto \
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:$max -i 12 -x 40 -b 1 -c -a shm -a auto \
           --csv "$out/trial-$name-large.csv" >"$out/trial-$name-large.txt"
         # The first 100 calls per size, in fresh processes (5 at P = 2, 1
         # above), as a program meets them (world prepared first, as the
@@ -193,7 +197,7 @@ trial() {
         local k runs_first=1
         [ "$np" -eq 2 ] && runs_first=5
         for k in $(seq $runs_first); do
-          "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:8388608 -i 100 -x 0 -b 1 -a auto \
+          "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:$max -i 100 -x 0 -b 1 -a auto \
             --csv "$out/first-$name-$k.csv" >"$out/first-$name-$k.txt"
         done
         echo "$name: $(grep -h '# summary: auto/native geo' "$out/trial-$name-small.txt" "$out/trial-$name-large.txt" | tr '\n' ' ')"

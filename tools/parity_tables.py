@@ -246,7 +246,8 @@ def intra_table(d):
     return out
 
 
-LIBS = {"ompi-cma": "Open MPI 4.1.4, CMA", "ompi-none": "Open MPI 4.1.4, no single copy", "mpich": "MPICH 4.0.2"}
+LIBS = {"ompi-cma": "Open MPI 4.1.4, CMA", "ompi-none": "Open MPI 4.1.4, no single copy", "mpich": "MPICH 4.0.2",
+        "node-cma": "Open MPI 4.1.6, 16-core node, CMA", "node-none": "Open MPI 4.1.6, 16-core node, no single copy"}
 
 
 def bench_cells(paths):

@@ -27,8 +27,9 @@
 // chunks.
 //
 // Handles: a rank exports the allocation (cuMemGetAddressRange: base and
-// size, and its buffer id) with an offset, and caches its own handles by
-// (base, buffer id).  Opened handles live in an IpcCache (src/gpu/
+// size, and its buffer id) with an offset; an ExportCache (src/gpu/
+// ipc_cache.hpp) keeps its handles by (base, buffer id) and marks each
+// allocation SYNC_MEMOPS when first exported.  Opened handles live in an IpcCache (src/gpu/
 // ipc_cache.hpp: validity by buffer id, a block's mapping shared by the
 // buffers in it, retries on cudaErrorAlreadyMapped, kMappingsPerPeer per
 // peer), all closed with the communicator.
@@ -36,7 +37,11 @@
 // libcuda.
 //
 // As with CUDA-aware MPI, the caller has finished writing the send buffer
-// (its kernels synchronised) before the call.  MPI_IN_PLACE copies the
+// (its kernels synchronised) before the call; its copies from pageable
+// memory complete with SYNC_MEMOPS.  The IPC and staging streams are
+// blocking streams, so their copies follow the caller's work queued on the
+// legacy default stream (a cudaMemset of the receive buffer, say).
+// MPI_IN_PLACE copies the
 // receive buffer's blocks to device scratch first (peers read them while
 // this rank overwrites them).
 #include <cuda.h>  // driver types and enums only; libcuda is reached through the runtime
@@ -47,7 +52,7 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
-#include <map>
+#include <string>
 #include <vector>
 
 #include "core/loaded.hpp"
@@ -80,8 +85,12 @@ int to_mpi(cudaError_t e, const char* what) { return e == cudaSuccess ? MPI_SUCC
 // Driver entry points through the runtime.
 struct Driver {
   using PointerAttribute = CUresult (*)(void*, CUpointer_attribute, CUdeviceptr);
+  using PointerAttributes = CUresult (*)(unsigned, CUpointer_attribute*, void**, CUdeviceptr);
+  using SetAttribute = CUresult (*)(const void*, CUpointer_attribute, CUdeviceptr);
   using AddressRange = CUresult (*)(CUdeviceptr*, size_t*, CUdeviceptr);
   PointerAttribute pointer_attribute = nullptr;
+  PointerAttributes pointer_attributes = nullptr;  // unlike the singular, no error for host pointers
+  SetAttribute set_attribute = nullptr;
   AddressRange address_range = nullptr;
 };
 
@@ -98,6 +107,8 @@ const Driver& driver() {
       return fn;
     };
     x.pointer_attribute = reinterpret_cast<Driver::PointerAttribute>(find("cuPointerGetAttribute"));
+    x.pointer_attributes = reinterpret_cast<Driver::PointerAttributes>(find("cuPointerGetAttributes"));
+    x.set_attribute = reinterpret_cast<Driver::SetAttribute>(find("cuPointerSetAttribute"));
     x.address_range = reinterpret_cast<Driver::AddressRange>(find("cuMemGetAddressRange"));
     return x;
   }();
@@ -186,6 +197,44 @@ class RuntimeIpc : public IpcDriver {
   }
 };
 
+// The exporter's driver: the allocation, its handle, SYNC_MEMOPS.
+class RuntimeExport : public ExportDriver {
+ public:
+  bool allocation(const char* p, uint64_t& base, uint64_t& size, uint64_t& id) override {
+    const Driver& d = driver();
+    CUdeviceptr b = 0;
+    size_t n = 0;
+    unsigned long long i = 0;
+    const auto ptr = reinterpret_cast<CUdeviceptr>(p);
+    if (!d.address_range || !d.pointer_attribute || d.address_range(&b, &n, ptr) != CUDA_SUCCESS ||
+        d.pointer_attribute(&i, CU_POINTER_ATTRIBUTE_BUFFER_ID, ptr) != CUDA_SUCCESS) {
+      last_message = "a2a: cannot find the allocation of a device buffer";
+      return false;
+    }
+    base = static_cast<uint64_t>(b);
+    size = n;
+    id = i;
+    return true;
+  }
+  bool handle(uint64_t base, IpcHandle& h) override {
+    cudaIpcMemHandle_t x;
+    const cudaError_t e = cudaIpcGetMemHandle(&x, reinterpret_cast<void*>(base));
+    if (e != cudaSuccess) return fail(e, "cudaIpcGetMemHandle"), false;
+    std::memcpy(h.bytes, &x, sizeof h.bytes);
+    return true;
+  }
+  bool sync_memops(uint64_t base) override {
+    const Driver& d = driver();
+    const unsigned int one = 1;
+    const CUresult r =
+        d.set_attribute ? d.set_attribute(&one, CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, static_cast<CUdeviceptr>(base))
+                        : CUDA_ERROR_NOT_FOUND;
+    if (r == CUDA_SUCCESS) return true;
+    last_message = "a2a: cuPointerSetAttribute(SYNC_MEMOPS) failed: CUDA error " + std::to_string(static_cast<int>(r));
+    return false;
+  }
+};
+
 // Grow-only memory, pinned host or device.
 struct Grown {
   char* ptr = nullptr;
@@ -245,11 +294,10 @@ struct State {
   std::vector<int> node_ranks;  // global ranks of the node-mates, by local index
   cudaStream_t ipc = nullptr, stage = nullptr;
   std::vector<cudaEvent_t> events;  // one per staging slot
-  std::map<std::pair<unsigned long long, unsigned long long>, std::pair<cudaIpcMemHandle_t, unsigned long long>>
-      exported;  // (base, buffer id) -> (handle, last use)
+  RuntimeExport exporter;
+  ExportCache exported{exporter, kExportsCached};  // this rank's allocations
   RuntimeIpc runtime;
   IpcCache opened{runtime, kMappingsPerPeer};  // node-mates' buffers, by local index
-  unsigned long long clock = 0;
   Grown mirror[2], chunks, descs, scratch{nullptr, 0, true};
   std::vector<Export> peers;
   std::vector<long long> offers, pulled;
@@ -278,8 +326,9 @@ struct State {
     MPI_Comm_size(node, &Q);
     node_ranks = ctx.topology.ranks[my_node];
     peers.resize(Q);
-    A2A_CUDA_TRY(cudaStreamCreateWithFlags(&ipc, cudaStreamNonBlocking));
-    A2A_CUDA_TRY(cudaStreamCreateWithFlags(&stage, cudaStreamNonBlocking));
+    // Blocking streams: they follow the caller's work on the legacy default stream.
+    A2A_CUDA_TRY(cudaStreamCreateWithFlags(&ipc, cudaStreamDefault));
+    A2A_CUDA_TRY(cudaStreamCreateWithFlags(&stage, cudaStreamDefault));
     events.resize(2 * kStageSlots);
     for (auto& e : events) A2A_CUDA_TRY(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     return MPI_SUCCESS;
@@ -287,38 +336,14 @@ struct State {
 
   // This rank's handle for the allocation holding `p`.
   int export_pointer(const char* p, Export& out) {
-    const Driver& d = driver();
-    if (!d.address_range || !d.pointer_attribute) {
-      last_message = "a2a: the CUDA driver's cuMemGetAddressRange or cuPointerGetAttribute is not available";
-      return MPI_ERR_OTHER;
-    }
-    CUdeviceptr base = 0;
-    size_t size = 0;
-    unsigned long long id = 0;
-    if (d.address_range(&base, &size, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS ||
-        d.pointer_attribute(&id, CU_POINTER_ATTRIBUTE_BUFFER_ID, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) {
-      last_message = "a2a: cannot find the allocation of a device buffer";
-      return MPI_ERR_BUFFER;
-    }
-    const auto key = std::make_pair(static_cast<unsigned long long>(base), id);
-    auto it = exported.find(key);
-    if (it == exported.end()) {
-      if (exported.size() >= kExportsCached) {
-        auto oldest = exported.begin();
-        for (auto e = exported.begin(); e != exported.end(); ++e)
-          if (e->second.second < oldest->second.second) oldest = e;
-        exported.erase(oldest);
-      }
-      cudaIpcMemHandle_t h;
-      A2A_CUDA_TRY(cudaIpcGetMemHandle(&h, reinterpret_cast<void*>(base)));
-      it = exported.emplace(key, std::make_pair(h, 0ULL)).first;
-    }
-    it->second.second = ++clock;
-    out.handle = it->second.first;
-    out.base = base;
-    out.size = size;
-    out.id = id;
-    out.offset = p - reinterpret_cast<const char*>(base);
+    IpcBuffer b;
+    const ExportCache::Result r = exported.share(p, b);
+    if (r != ExportCache::Result::ok) return r == ExportCache::Result::not_device ? MPI_ERR_BUFFER : MPI_ERR_OTHER;
+    std::memcpy(&out.handle, b.handle.bytes, sizeof out.handle);
+    out.base = b.base;
+    out.size = b.size;
+    out.id = b.id;
+    out.offset = p - reinterpret_cast<const char*>(b.base);
     return MPI_SUCCESS;
   }
 
@@ -499,17 +524,14 @@ bool driver_loaded() {
 Memory memory_of(const void* p) {
   if (!p || !driver_loaded()) return Memory::host;
   const Driver& d = driver();
-  if (!d.pointer_attribute) return Memory::host;
+  if (!d.pointer_attributes) return Memory::host;
   // A process that never initialised the driver holds no device memory, and
-  // these calls then fail without starting CUDA.
-  unsigned int type = 0;
-  const auto ptr = reinterpret_cast<CUdeviceptr>(p);
-  if (d.pointer_attribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS || type != CU_MEMORYTYPE_DEVICE)
-    return Memory::host;
-  int managed = 0;  // the CPU reads managed memory: host algorithms work on it, IPC does not
-  if (d.pointer_attribute(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, ptr) == CUDA_SUCCESS && managed)
-    return Memory::host;
-  return Memory::device;
+  // this call then fails without starting CUDA; host pointers read type 0.
+  unsigned int type = 0, managed = 0;  // the CPU reads managed memory: host algorithms work on it, IPC does not
+  CUpointer_attribute which[2] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void* into[2] = {&type, &managed};
+  if (d.pointer_attributes(2, which, into, reinterpret_cast<CUdeviceptr>(p)) != CUDA_SUCCESS) return Memory::host;
+  return type == CU_MEMORYTYPE_DEVICE && !managed ? Memory::device : Memory::host;
 }
 
 int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPath path) {

@@ -106,4 +106,27 @@ bool IpcCache::open(int peer, const IpcBuffer& b, char*& ptr) {
   }
 }
 
+ExportCache::Result ExportCache::share(const char* p, IpcBuffer& out) {
+  uint64_t base = 0, size = 0, id = 0;
+  if (!driver_.allocation(p, base, size, id)) return Result::not_device;
+  auto it = std::find_if(entries_.begin(), entries_.end(),
+                         [&](const Entry& e) { return e.buffer.base == base && e.buffer.id == id; });
+  if (it == entries_.end()) {
+    IpcBuffer b;
+    b.base = base;
+    b.size = size;
+    b.id = id;
+    if (!driver_.sync_memops(base) || !driver_.handle(base, b.handle)) return Result::failed;
+    if (entries_.size() >= capacity_)
+      entries_.erase(std::min_element(entries_.begin(), entries_.end(),
+                                      [](const Entry& a, const Entry& b) { return a.used < b.used; }));
+    entries_.push_back({b, 0});
+    it = entries_.end() - 1;
+  }
+  it->used = ++clock_;
+  out = it->buffer;
+  return Result::ok;
+}
+
 }  // namespace a2a::detail::gpu
+

@@ -1,6 +1,7 @@
-// The importer's cache of node-mates' device buffers opened over CUDA IPC,
-// apart from the CUDA calls (src/gpu/cuda_ipc.cu adapts them; the unit test
-// drives it with a fake driver, tests/unit/test_ipc_cache.cpp).
+// Both ends of CUDA IPC apart from the CUDA calls (src/gpu/cuda_ipc.cu
+// adapts them; tests/unit/test_ipc_cache.cpp drives them with fake drivers):
+// the exporter's handles (ExportCache, at the end) and the importer's cache
+// of node-mates' buffers (IpcCache).
 //
 // What the driver does that the cache must live with (UCX's cuda_ipc cache,
 // UCC and Open MPI's rgpusm meet the same): cudaMalloc places small
@@ -90,6 +91,43 @@ class IpcCache {
   std::vector<Entry> entries_;
   unsigned long long clock_ = 0;
   long long retries_ = 0;
+};
+
+// The exporter's side.  A cudaMemcpy from pageable host memory into device
+// memory may return before its bytes land (CUDA's "API synchronization
+// behavior"): later work in this process is ordered after it, a node-mate
+// reading over IPC is not, and read old bytes on an H200 (2026-11-26).
+// So an allocation is marked SYNC_MEMOPS (as GPU transports such as PSM3
+// do) when it is first exported, which also waits for such copies still
+// pending; after that they complete before returning.  Handles are kept per (base, buffer
+// id), at most `capacity`, least recently used dropped first.
+class ExportDriver {
+ public:
+  virtual ~ExportDriver() = default;
+  // The allocation holding `p`: its base, size and buffer id; false if none.
+  virtual bool allocation(const char* p, uint64_t& base, uint64_t& size, uint64_t& id) = 0;
+  virtual bool handle(uint64_t base, IpcHandle& h) = 0;
+  // CU_POINTER_ATTRIBUTE_SYNC_MEMOPS on the allocation at `base`.
+  virtual bool sync_memops(uint64_t base) = 0;
+};
+
+class ExportCache {
+ public:
+  enum class Result { ok, not_device, failed };
+  ExportCache(ExportDriver& driver, size_t capacity) : driver_(driver), capacity_(capacity) {}
+  // What node-mates need to open the allocation holding `p`.
+  Result share(const char* p, IpcBuffer& out);
+  size_t size() const { return entries_.size(); }
+
+ private:
+  struct Entry {
+    IpcBuffer buffer;
+    unsigned long long used;
+  };
+  ExportDriver& driver_;
+  size_t capacity_;
+  std::vector<Entry> entries_;
+  unsigned long long clock_ = 0;
 };
 
 }  // namespace a2a::detail::gpu

@@ -2,7 +2,9 @@
 // one each), every copy path, alltoall and alltoallv (zero counts, gapped
 // and reversed displacements, MPI_IN_PLACE), host algorithms on staged
 // device buffers, new allocations between calls (the IPC handle caches), and
-// the errors for mixed placements and non-contiguous types.  With
+// the errors for mixed placements and non-contiguous types, and the
+// caller's copies still in flight at the call (a pageable cudaMemcpy into the
+// send buffer, a cudaMemset of the receive buffer).  With
 // A2A_NODE_SIZE the other "nodes'" blocks take the staged MPI path.
 // Exits 77 (ctest: skipped) when no rank sees a CUDA device.
 // `--probe` (no MPI): exit 0 when this process sees a device, 77 otherwise.
@@ -161,14 +163,50 @@ TEST(CudaIpc, FreshBuffersEveryCall) {
   for (int k = 0; k < 40; ++k) check_alltoall("cuda-ipc:path=kernel", 256 + 16 * (k % 5), false, "kernel");
 }
 
+// The caller's last copies may still be in flight: the send buffer written
+// by a cudaMemcpy from pageable memory (it may return before the bytes land;
+// node-mates read them over IPC), the receive buffer poisoned by an
+// asynchronous cudaMemset just before the call.  Large blocks, so that the
+// copies take long enough to be caught.
+TEST(CudaIpc, TheCallersCopiesInFlightAreSeen) {
+  const int P = size_, me = rank_;
+  for (long long bs : {1LL << 20, 4LL << 20})
+    for (const char* path : {"kernel", "memcpy"}) {
+      std::vector<unsigned char> send(P * bs), want(P * bs);
+      for (int d = 0; d < P; ++d)
+        for (long long j = 0; j < bs; ++j) {
+          send[d * bs + j] = pattern(me, d, j);
+          want[d * bs + j] = pattern(d, me, j);
+        }
+      std::vector<unsigned char> zeros(P * bs, 0);
+      DeviceBuffer dsend(zeros), drecv(zeros);
+      for (int round = 0; round < 3; ++round) {
+        for (auto& x : send) x = static_cast<unsigned char>(x + 1);  // new bytes every round
+        for (auto& x : want) x = static_cast<unsigned char>(x + 1);
+        ASSERT_EQ(g::copy_to_device(dsend.ptr, send.data(), send.size()), MPI_SUCCESS);
+        ASSERT_EQ(g::fill_device(drecv.ptr, 0xee, drecv.bytes), MPI_SUCCESS);
+        const std::string spec = std::string("cuda-ipc:path=") + path;
+        ASSERT_EQ(A2A_Alltoall(dsend.ptr, static_cast<int>(bs), MPI_BYTE, drecv.ptr, static_cast<int>(bs), MPI_BYTE,
+                               MPI_COMM_WORLD, spec.c_str()),
+                  MPI_SUCCESS)
+            << g::last_error();
+        EXPECT_EQ(count_wrong(drecv.read(), want), 0) << spec << " bs=" << bs << " round " << round;
+      }
+    }
+}
+
 TEST(CudaIpc, MixedPlacementAndLayoutsAreRefused) {
   const int P = size_;
   std::vector<unsigned char> host(64 * P);
   DeviceBuffer dev(host), dev2(host);
-  // Rank 0 passes host memory, the others device memory: every rank fails alike.
+  // Rank 0 passes host memory, the others device memory: with the agreed
+  // check every rank fails alike (the default local check cannot see it,
+  // and the ranks would wait for each other in different algorithms).
   const bool on_host = rank_ == 0 && P > 1;
+  a2a::set_error_check(a2a::ErrorCheck::agree);
   int rc = A2A_Alltoall(on_host ? static_cast<void*>(host.data()) : dev.ptr, 64, MPI_BYTE,
                         on_host ? static_cast<void*>(host.data()) : dev2.ptr, 64, MPI_BYTE, MPI_COMM_WORLD, "cuda-ipc");
+  a2a::set_error_check(a2a::ErrorCheck::local);
   if (P > 1) {
     EXPECT_EQ(rc, MPI_ERR_BUFFER);
   }

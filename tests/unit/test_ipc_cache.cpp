@@ -352,3 +352,145 @@ TEST(IpcCache, PeersAreApartAndAFailedOpenLeavesTheCacheSound) {
 }
 
 }  // namespace
+
+// The exporter's side (ExportCache) against a fake process whose copies
+// from pageable memory into device memory may land after they return, as
+// CUDA documents and as an H200 showed (node-mates read old bytes): a
+// copy stays pending, invisible to node-mates, until the allocation is
+// marked SYNC_MEMOPS (which waits for it); after that copies land at once.
+namespace {
+
+class FakeDevice : public ExportDriver {
+ public:
+  struct Alloc {
+    uint64_t size, id;
+    bool sync = false;
+    std::vector<unsigned char> landed, pending;  // pending: the bytes still in flight
+  };
+  uint64_t alloc(uint64_t size) {
+    uint64_t base = 1 << 20;  // freed bases come back
+    while (allocs_.count(base)) base += 1 << 20;
+    allocs_[base] = Alloc{size, next_id_++, false, std::vector<unsigned char>(size, 0), {}};
+    return base;
+  }
+  void free(uint64_t base) { allocs_.erase(base); }
+  // cudaMemcpy from pageable host memory of `value` over the whole allocation.
+  void copy_in(uint64_t base, unsigned char value) {
+    Alloc& a = allocs_.at(base);
+    if (a.sync)
+      a.landed.assign(a.size, value);
+    else
+      a.pending.assign(a.size, value);
+  }
+  // What a node-mate reads through its mapping.
+  unsigned char peer_reads(uint64_t base) const { return allocs_.at(base).landed.at(0); }
+
+  bool allocation(const char* p, uint64_t& base, uint64_t& size, uint64_t& id) override {
+    const auto at = reinterpret_cast<uint64_t>(p);
+    for (const auto& [b, a] : allocs_)
+      if (at >= b && at < b + a.size) {
+        base = b, size = a.size, id = a.id;
+        return true;
+      }
+    return false;
+  }
+  bool handle(uint64_t base, IpcHandle& h) override {
+    ++handles;
+    const uint64_t words[2] = {base, allocs_.at(base).id};
+    std::memset(h.bytes, 0, sizeof h.bytes);
+    std::memcpy(h.bytes, words, sizeof words);
+    return true;
+  }
+  bool sync_memops(uint64_t base) override {
+    ++syncs;
+    if (fail_sync) return false;
+    Alloc& a = allocs_.at(base);
+    a.sync = true;
+    if (!a.pending.empty()) a.landed.swap(a.pending), a.pending.clear();
+    return true;
+  }
+  int handles = 0, syncs = 0;
+  bool fail_sync = false;
+
+ private:
+  std::map<uint64_t, Alloc> allocs_;
+  uint64_t next_id_ = 1;
+};
+
+const char* ptr(uint64_t base, uint64_t offset = 0) { return reinterpret_cast<const char*>(base + offset); }
+
+}  // namespace
+
+TEST(ExportCache, NodeMatesReadWhatACopyJustWrote) {
+  FakeDevice dev;
+  ExportCache cache(dev, 4);
+  const uint64_t a = dev.alloc(4096);
+  dev.copy_in(a, 7);
+  // Handing out the handle alone (a2a before this cache) lets them read old bytes.
+  IpcHandle bare;
+  dev.handle(a, bare);
+  EXPECT_EQ(dev.peer_reads(a), 0);
+  IpcBuffer b;
+  ASSERT_EQ(cache.share(ptr(a, 100), b), ExportCache::Result::ok);
+  EXPECT_EQ(dev.peer_reads(a), 7);
+  EXPECT_EQ(b.base, a);
+  EXPECT_EQ(b.size, 4096u);
+  // Later copies land before they return; the handle is reused.
+  dev.copy_in(a, 9);
+  EXPECT_EQ(dev.peer_reads(a), 9);
+  const int handles = dev.handles, syncs = dev.syncs;
+  IpcBuffer again;
+  ASSERT_EQ(cache.share(ptr(a), again), ExportCache::Result::ok);
+  EXPECT_EQ(again.handle, b.handle);
+  EXPECT_EQ(dev.handles, handles);
+  EXPECT_EQ(dev.syncs, syncs);
+}
+
+TEST(ExportCache, AFreedAddressReallocatedIsExportedAfresh) {
+  FakeDevice dev;
+  ExportCache cache(dev, 4);
+  const uint64_t a = dev.alloc(4096);
+  IpcBuffer first, second;
+  ASSERT_EQ(cache.share(ptr(a), first), ExportCache::Result::ok);
+  dev.free(a);
+  ASSERT_EQ(dev.alloc(4096), a);  // same base, new buffer id
+  dev.copy_in(a, 5);
+  ASSERT_EQ(cache.share(ptr(a), second), ExportCache::Result::ok);
+  EXPECT_NE(second.id, first.id);
+  EXPECT_FALSE(second.handle == first.handle);
+  EXPECT_EQ(dev.peer_reads(a), 5);
+  EXPECT_EQ(dev.syncs, 2);
+}
+
+TEST(ExportCache, BoundedLeastRecentlyUsedFirst) {
+  FakeDevice dev;
+  ExportCache cache(dev, 3);
+  uint64_t bases[4];
+  IpcBuffer b;
+  for (auto& x : bases) {
+    x = dev.alloc(512);
+    ASSERT_EQ(cache.share(ptr(x), b), ExportCache::Result::ok);
+  }
+  EXPECT_EQ(cache.size(), 3u);
+  EXPECT_EQ(dev.handles, 4);
+  ASSERT_EQ(cache.share(ptr(bases[3]), b), ExportCache::Result::ok);  // kept
+  EXPECT_EQ(dev.handles, 4);
+  ASSERT_EQ(cache.share(ptr(bases[0]), b), ExportCache::Result::ok);  // dropped first
+  EXPECT_EQ(dev.handles, 5);
+  EXPECT_EQ(cache.size(), 3u);
+}
+
+TEST(ExportCache, FailuresCacheNothing) {
+  FakeDevice dev;
+  ExportCache cache(dev, 4);
+  IpcBuffer b;
+  int host = 0;
+  EXPECT_EQ(cache.share(reinterpret_cast<const char*>(&host), b), ExportCache::Result::not_device);
+  const uint64_t a = dev.alloc(64);
+  dev.fail_sync = true;
+  EXPECT_EQ(cache.share(ptr(a), b), ExportCache::Result::failed);
+  EXPECT_EQ(cache.size(), 0u);
+  dev.fail_sync = false;
+  EXPECT_EQ(cache.share(ptr(a), b), ExportCache::Result::ok);
+  EXPECT_EQ(dev.syncs, 2);
+}
