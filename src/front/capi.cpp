@@ -59,8 +59,9 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
 // Every error leaves a message for a2a::last_error_message(): a2a's own, or
 // the MPI library's text for an error an MPI call returned.
 int explained(int rc) {
+  if (rc == MPI_SUCCESS) return rc;
   std::string& msg = thread_state().error;
-  if (rc != MPI_SUCCESS && msg.empty()) {
+  if (msg.empty()) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
     if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS) len = 0;
