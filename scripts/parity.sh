@@ -188,8 +188,7 @@ trial() {
         # After the trial: 40 warm-up iterations (a trial takes at most 40 calls).
         "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
-        # 12 samples per size from 512 KiB above P = 2 (a call at P = 8, 8 MiB
-        # moves 512 MiB); 40 at P = 2, where 12 left single sizes 10-30 % apart.
+        # 40 samples at P = 2, where 12 left single sizes 10-30 % apart.
         large_iters=12; [ "$np" -eq 2 ] && large_iters=40
         "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:$max -i $large_iters -x 40 -b 1 -c -a shm -a auto \
           --csv "$out/trial-$name-large.csv" >"$out/trial-$name-large.txt"

@@ -160,13 +160,10 @@ int launch_copies(const CopyDesc* descs, int n, unsigned long long largest, cuda
 
 // What a rank shares with its node-mates each call (plain bytes for MPI).
 struct Export {
-  cudaIpcMemHandle_t handle;
-  unsigned long long base;  // allocation base in the exporter's address space
-  long long offset;         // the send pointer (first block) - base
-  long long stride;         // alltoall: block r lies at send + r * stride
-  unsigned long long size;  // the allocation's size
-  unsigned long long id;    // its buffer id (CU_POINTER_ATTRIBUTE_BUFFER_ID)
-  int has;                  // 0: nothing to read (no bytes for node-mates)
+  IpcBuffer buffer;  // the allocation (handle, base and size in the exporter's space, buffer id)
+  long long offset;  // the send pointer (first block) - base
+  long long stride;  // alltoall: block r lies at send + r * stride
+  int has;           // 0: nothing to read (no bytes for node-mates)
   int device;
 };
 
@@ -336,26 +333,15 @@ struct State {
 
   // This rank's handle for the allocation holding `p`.
   int export_pointer(const char* p, Export& out) {
-    IpcBuffer b;
-    const ExportCache::Result r = exported.share(p, b);
+    const ExportCache::Result r = exported.share(p, out.buffer);
     if (r != ExportCache::Result::ok) return r == ExportCache::Result::not_device ? MPI_ERR_BUFFER : MPI_ERR_OTHER;
-    std::memcpy(&out.handle, b.handle.bytes, sizeof out.handle);
-    out.base = b.base;
-    out.size = b.size;
-    out.id = b.id;
-    out.offset = p - reinterpret_cast<const char*>(b.base);
+    out.offset = p - reinterpret_cast<const char*>(out.buffer.base);
     return MPI_SUCCESS;
   }
 
   // Node-mate j's exported allocation, opened in this process.
   int open_peer(int j, char*& ptr) {
-    const Export& e = peers[j];
-    IpcBuffer b;
-    std::memcpy(b.handle.bytes, &e.handle, sizeof b.handle);
-    b.base = e.base;
-    b.size = e.size;
-    b.id = e.id;
-    return opened.open(j, b, ptr) ? MPI_SUCCESS : MPI_ERR_OTHER;  // last_message says why
+    return opened.open(j, peers[j].buffer, ptr) ? MPI_SUCCESS : MPI_ERR_OTHER;  // last_message says why
   }
 };
 
