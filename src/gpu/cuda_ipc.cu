@@ -29,10 +29,10 @@
 // Handles: a rank exports the allocation (cuMemGetAddressRange: base and
 // size, and its buffer id) with an offset; an ExportCache (src/gpu/
 // ipc_cache.hpp) keeps its handles by (base, buffer id) and marks each
-// allocation SYNC_MEMOPS when first exported.  Opened handles live in an IpcCache (src/gpu/
-// ipc_cache.hpp: validity by buffer id, a block's mapping shared by the
-// buffers in it, retries on cudaErrorAlreadyMapped, kMappingsPerPeer per
-// peer), all closed with the communicator.
+// allocation SYNC_MEMOPS when first exported.  Opened handles live in an
+// IpcCache (the same file: validity by buffer id, a block's mapping shared
+// by the buffers in it, retries on cudaErrorAlreadyMapped, kMappingsPerPeer
+// per peer), all closed with the communicator.
 // Driver calls go through cudaGetDriverEntryPointByVersion, so nothing links
 // libcuda.
 //
@@ -41,9 +41,8 @@
 // memory complete with SYNC_MEMOPS.  The IPC and staging streams are
 // blocking streams, so their copies follow the caller's work queued on the
 // legacy default stream (a cudaMemset of the receive buffer, say).
-// MPI_IN_PLACE copies the
-// receive buffer's blocks to device scratch first (peers read them while
-// this rank overwrites them).
+// MPI_IN_PLACE copies the receive buffer's blocks to device scratch first
+// (peers read them while this rank overwrites them).
 #include <cuda.h>  // driver types and enums only; libcuda is reached through the runtime
 #include <cuda_runtime.h>
 

@@ -99,8 +99,9 @@ class IpcCache {
 // reading over IPC is not, and read old bytes on an H200 (2026-11-26).
 // So an allocation is marked SYNC_MEMOPS (as GPU transports such as PSM3
 // do) when it is first exported, which also waits for such copies still
-// pending; after that they complete before returning.  Handles are kept per (base, buffer
-// id), at most `capacity`, least recently used dropped first.
+// pending; after that they complete before returning.  Handles are kept
+// per (base, buffer id), at most `capacity`, least recently used dropped
+// first.
 class ExportDriver {
  public:
   virtual ~ExportDriver() = default;
