@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # What only a real node can show, from a build made elsewhere and carried
 # (A2A_BUILD=dir, LD_LIBRARY_PATH holding dir's liba2a and what the node
-# lacks): `bash scripts/node.sh [gpu] [cpu]`, both by default.
+# lacks): `bash scripts/node.sh [gpu] [cpu | auto trial]`, gpu and cpu by
+# default.
 #   gpu  the GPU tests at N = 2, 4, 8 and A2A_NODE_SIZE = 2, 3, memcheck on
 #        the whole GPU test, `a2a bench --device cuda -c` at N = 2 and 8
 #        without and at 8 with an MPS control daemon (docs/gpu.md)
-#   cpu  one rank per core: which single copy Open MPI uses, the auto tests
-#        at P = 16 (also a wrong model overturned, a slow pick dropped), issue 27's trial at P = 8 and
-#        16 with single copy and without (scripts/parity.sh trial, blocks
-#        to 2 MiB), a2a-fft auto against native at P = 16 (docs/results.md)
+#   cpu  auto, then trial, one rank per core:
+#   auto   which single copy Open MPI uses, the auto tests at P = 16 (also
+#          a wrong model overturned, a slow pick dropped)
+#   trial  issue 27's trial at P = 8 and 16 with single copy and without
+#          (scripts/parity.sh trial, blocks to 2 MiB), a2a-fft auto against
+#          native at P = 16 (docs/results.md)
 # gpu takes about 3 minutes, cpu about 6 (16 cores, 2026-11-26).
 # Logs into ${OUT:-results/node}; `python3 tools/parity_tables.py --dir DIR`
 # makes the trial table.
@@ -58,7 +61,7 @@ gpu() {
   done
 }
 
-cpu() {
+auto() {
   echo "ptrace_scope $(cat /proc/sys/kernel/yama/ptrace_scope 2>/dev/null || echo none)" | tee "$out/single-copy.log"
   ompi_info --param btl vader --level 9 2>&1 | grep -i single_copy_mechanism | tee -a "$out/single-copy.log"
   run auto.np16 120 "${mpi[@]}" -np 16 $build/tests/test_auto
@@ -70,11 +73,16 @@ cpu() {
   run auto.drift.np16 120 "${mpi[@]}" -np 16 -x A2A_TEST_SLOWDOWN=10 \
     -x A2A_COST_MODEL=alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=1e-6,beta_inter=1e-10,overhead=1e-7,copy=1e-11,flag=1e-8,flag_round=1e-8 \
     $build/tests/test_auto --gtest_filter=Auto.DriftRunsTheTrialAgain
+}
+
+trial() {
   PARITY_OUT=$out A2A_BUILD=$build TRIAL_NP="8 16" TRIAL_MAX=2097152 \
     TRIAL_RUNS="node-cma:mpirun --bind-to core --mca btl_vader_single_copy_mechanism cma;node-none:mpirun --bind-to core --mca btl_vader_single_copy_mechanism none" \
     bash scripts/parity.sh trial 2>&1 | tee "$out/trial.log"
   run fft.np16 120 "${mpi[@]}" -np 16 $build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto
 }
+
+cpu() { auto; trial; }
 
 for phase in "${phases[@]}"; do "$phase"; done
 grep -H "^rc" "$out"/*.log
