@@ -1,13 +1,15 @@
-// Device buffers.  They take cuda-ipc when the call names it or auto; any
-// other algorithm runs on pinned host copies of the buffers ("staged:NAME"),
-// as does cuda-ipc's hybrid path below its ipc-threshold ("staged:" and
-// auto's choice).
+// Device buffers.  They take cuda-ipc when the call names it; any other
+// algorithm runs on pinned host copies of the buffers ("staged:NAME"), as
+// does cuda-ipc's hybrid path below its ipc-threshold ("staged:" and
+// auto's choice).  auto tries cuda-ipc against host staging of the
+// library's own call (auto_device_class).
 #include <algorithm>
 #include <cstring>
 
 #include "front/call.hpp"
 #include "gpu/gpu.hpp"
 #include "schedule/gpu_plan.hpp"
+#include "select/auto.hpp"
 
 namespace a2a::detail {
 
@@ -15,12 +17,18 @@ namespace {
 
 bool is_cuda_ipc(const Resolved& r) { return r.info && std::strcmp(r.info->name, "cuda-ipc") == 0; }
 
-// The spec that runs device buffers: the named one, or cuda-ipc for auto.
-const Resolved& device_target(const Prepared& p, Resolved& storage) {
+// The spec that runs device buffers: the named one, or for auto cuda-ipc
+// (its knobs are bytes, the same at every P), resolved once.
+const Resolved& device_target(const Prepared& p) {
   if (p.named.info) return p.named;
-  std::string ignored;
-  resolve(p.args.coll, "cuda-ipc", p.P, -1, storage, ignored);
-  return storage;
+  static const auto make = [](Collective c) {
+    Resolved r;
+    std::string ignored;
+    resolve(c, "cuda-ipc", 1, -1, r, ignored);
+    return r;
+  };
+  static const Resolved alltoall = make(Collective::alltoall), alltoallv = make(Collective::alltoallv);
+  return p.args.coll == Collective::alltoall ? alltoall : alltoallv;
 }
 
 // "cuda-ipc:path=hybrid,..." -> "cuda-ipc:path=hybrid(kernel),...": what ran.
@@ -116,37 +124,55 @@ int device_alltoall(const CallArgs& a, Prepared& p, const Resolved& target, Stat
                 [&](const void* hs, void* hr) { return host_call(a, p, host_spec, hs, hr, st, msg); });
 }
 
-int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, Stats& st, std::string& msg) {
+// What cuda-ipc needs of an alltoallv call, from one allreduce: the
+// smallest and largest block over all ranks, and whether any rank's send
+// blocks are unevenly spaced (the paper's test for an alltoallv that is an
+// alltoall, plus what pulling needs).
+struct DeviceSizes {
+  long long lo = 0, hi = 0;
+  bool uneven = false;
+};
+
+std::vector<MPI_Aint> send_offsets(const CallArgs& a, const Prepared& p) {
+  std::vector<MPI_Aint> soff(p.P);
+  for (int i = 0; i < p.P; ++i) soff[i] = static_cast<MPI_Aint>(a.sdispls[i]) * p.sti.extent;
+  return soff;
+}
+
+int agree_sizes(const CallArgs& a, const Prepared& p, DeviceSizes& out) {
+  const int P = p.P;
+  long long lo = -1, hi = 0;
+  for (int i = 0; i < P; ++i) {
+    lo = lo < 0 ? p.sbytes[i] : std::min(lo, p.sbytes[i]);
+    hi = std::max(hi, p.sbytes[i]);
+  }
+  const std::vector<MPI_Aint> soff = send_offsets(a, p);
+  std::vector<long long> off(soff.begin(), soff.end());
+  long long stride = 0;
+  long long v[3] = {-lo, hi, schedule::evenly_spaced(off.data(), P, stride) ? 0 : 1};
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, p.ctx->comm)) return rc;
+  out = {-v[0], v[1], v[2] != 0};
+  return MPI_SUCCESS;
+}
+
+int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, const DeviceSizes& sizes, Stats& st,
+                     std::string& msg) {
   CommContext& ctx = *p.ctx;
   const int P = p.P;
   const bool in_place = a.in_place();
-  std::vector<MPI_Aint> soff(P), roff(P);
-  for (int i = 0; i < P; ++i) {
-    soff[i] = static_cast<MPI_Aint>(a.sdispls[i]) * p.sti.extent;
-    roff[i] = static_cast<MPI_Aint>(a.rdispls[i]) * p.rti.extent;
-  }
+  const std::vector<MPI_Aint> soff = send_offsets(a, p);
+  std::vector<MPI_Aint> roff(P);
+  for (int i = 0; i < P; ++i) roff[i] = static_cast<MPI_Aint>(a.rdispls[i]) * p.rti.extent;
   char* recv = static_cast<char*>(a.recvbuf) + p.rti.true_lb;
   const char* send = in_place ? recv : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
   std::string host_spec = target.canonical;
   if (is_cuda_ipc(target)) {
-    // One allreduce: the smallest and largest block over all ranks, and
-    // whether any rank's send blocks are unevenly spaced (the paper's test
-    // for an alltoallv that is an alltoall, plus what pulling needs).
-    long long lo = -1, hi = 0;
-    for (int i = 0; i < P; ++i) {
-      lo = lo < 0 ? p.sbytes[i] : std::min(lo, p.sbytes[i]);
-      hi = std::max(hi, p.sbytes[i]);
-    }
-    std::vector<long long> off(soff.begin(), soff.end());
-    long long stride = 0;
-    long long v[3] = {-lo, hi, schedule::evenly_spaced(off.data(), P, stride) ? 0 : 1};
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_LONG_LONG, MPI_MAX, ctx.comm)) return rc;
     const Params& pr = target.params;
-    const auto path = schedule::gpu_path(pr.gpu_path, v[1], pr.ipc_threshold, pr.memcpy_threshold);
+    const auto path = schedule::gpu_path(pr.gpu_path, sizes.hi, pr.ipc_threshold, pr.memcpy_threshold);
     if (path != schedule::GpuPath::host) {
       name_algorithm(st, ipc_name(target, path));
-      const VarCall call{send, soff.data(), p.sbytes.data(), recv, roff.data(), p.rbytes.data(), ctx, st, v[1]};
-      return gpu::ipc_alltoallv(call, pr, path, -v[0] == v[1] && v[2] == 0);
+      const VarCall call{send, soff.data(), p.sbytes.data(), recv, roff.data(), p.rbytes.data(), ctx, st, sizes.hi};
+      return gpu::ipc_alltoallv(call, pr, path, sizes.lo == sizes.hi && !sizes.uneven);
     }
     host_spec = "auto";
   }
@@ -154,16 +180,52 @@ int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, Sta
                 [&](const void* hs, void* hr) { return host_call(a, p, host_spec, hs, hr, st, msg); });
 }
 
+int run_device(const CallArgs& a, Prepared& p, const Resolved& target, const DeviceSizes& sizes, Stats& st,
+               std::string& msg) {
+  name_algorithm(st, target.canonical);
+  return a.v() ? device_alltoallv(a, p, target, sizes, st, msg) : device_alltoall(a, p, target, st, msg);
+}
+
+// A call of auto's device class c (auto_device_class): a trial call (its
+// candidate runs, timed), or a decided call, timed where it is a sample,
+// with the drift agreement where one is due; as host classes' calls
+// (execute.cpp's class_call).
+int device_class_call(const CallArgs& a, Prepared& p, ClassState& c, const DeviceSizes& sizes, Stats& st,
+                      std::string& msg) {
+  CommContext& ctx = *p.ctx;
+  const double bytes = a.v() ? static_cast<double>(p.sent + p.packed_recv) : 2.0 * p.P * static_cast<double>(p.bs);
+  ++c.since;
+  const bool trial = c.trial;
+  const Resolved& res = trial ? trial_candidate(c).resolved : c.decision.resolved;
+  const bool timed = trial || (c.since >= c.next_event && class_sampled(c));
+  const double t0 = timed ? MPI_Wtime() : 0;
+  const int rc = run_device(a, p, res, sizes, st, msg);
+  const double seconds = timed ? MPI_Wtime() - t0 : -1;
+  st.decided_by = trial ? kByTrial : c.decision.source;
+  if (trial) {
+    if (const int e = trial_record(ctx, c, seconds, bytes, msg)) return e;
+  } else if (c.since >= c.next_event) {
+    if (const int e = class_event(ctx, c, seconds, bytes, msg)) return e;
+  }
+  return rc;
+}
+
 }  // namespace
 
 int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg) {
   if (const int rc = p.ctx->open_private()) return rc;
   st = p.stats;
-  Resolved storage;
-  const Resolved& target = device_target(p, storage);
-  name_algorithm(st, target.canonical);
+  const Resolved& target = device_target(p);
   gpu::clear_last_error();
-  const int rc = a.v() ? device_alltoallv(a, p, target, st, msg) : device_alltoall(a, p, target, st, msg);
+  DeviceSizes sizes{p.bs, p.bs, false};
+  int rc = a.v() && is_cuda_ipc(target) ? agree_sizes(a, p, sizes) : MPI_SUCCESS;
+  if (rc == MPI_SUCCESS && !p.named.info && sizes.hi > 0) {
+    std::shared_ptr<ClassState> c;
+    rc = auto_device_class(*p.ctx, a.coll, sizes.hi, c, msg);
+    if (rc == MPI_SUCCESS) rc = device_class_call(a, p, *c, sizes, st, msg);
+  } else if (rc == MPI_SUCCESS) {
+    rc = run_device(a, p, target, sizes, st, msg);
+  }
   if (rc != MPI_SUCCESS && msg.empty() && gpu::error_recorded()) msg = gpu::last_error();  // a2a::last_error_message()
   return rc;
 }

@@ -437,6 +437,28 @@ int auto_class(CommContext& ctx, Collective coll, long long mean, long long max_
   return MPI_SUCCESS;
 }
 
+int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, std::shared_ptr<ClassState>& out,
+                      std::string& error) {
+  AutoState& a = auto_state(ctx);
+  constexpr int kDevice = 16;  // device classes' keys apart from host classes'
+  const auto key = std::make_tuple(static_cast<int>(coll) + kDevice, size_class(max_bytes), 0LL);
+  if (auto it = a.classes.find(key); it != a.classes.end()) {
+    out = it->second;
+    return MPI_SUCCESS;
+  }
+  std::string label = std::string(coll == Collective::alltoall ? "alltoall " : "alltoallv largest ") +
+                      bytes_label(std::get<1>(key)) + " on device buffers";
+  // Tried, cuda-ipc takes its IPC path at every size: the trial, not the
+  // hybrid's ipc-threshold (the paper's A100 value), says where staging wins.
+  std::vector<std::string> specs = {"cuda-ipc"};
+  if (config().trial != Config::Trial::off) specs = {"cuda-ipc:ipc-threshold=0", "native"};
+  std::shared_ptr<ClassState> c;
+  if (const int rc = make_class(ctx, coll, max_bytes, specs, kByModel, std::move(label), c, error)) return rc;
+  if (a.classes.size() >= 1024) a.classes.clear();
+  out = a.classes.emplace(key, std::move(c)).first->second;
+  return MPI_SUCCESS;
+}
+
 const AutoDecision& trial_candidate(const ClassState& c) {
   return c.candidates[static_cast<size_t>(trial_turn(c.call, static_cast<int>(c.candidates.size())))];
 }

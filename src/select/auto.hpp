@@ -113,6 +113,17 @@ bool same_messages_family(const std::string& spec);
 int auto_class(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes,
                std::shared_ptr<ClassState>& out, std::string& error);
 
+// auto on device buffers: one class per collective and size class of the
+// largest block (agreed), cuda-ipc's IPC path against host staging of the
+// library's own call ("native" on pinned mirrors), tried on the
+// application's calls as host classes are (A2A_AUTO_TRIAL=off: cuda-ipc's
+// hybrid alone).  No model ranks them: which wins turns on whether the
+// processes sharing a GPU are time-sliced (without an MPS daemon host
+// staging wins at 32-256 KiB, with one cuda-ipc everywhere: docs/gpu.md),
+// which nothing a2a measures up front shows.
+int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, std::shared_ptr<ClassState>& out,
+                      std::string& error);
+
 // The candidate trial call c.call runs (c.trial).
 const AutoDecision& trial_candidate(const ClassState& c);
 // Records this rank's time of the trial call just made (of `bytes` moved

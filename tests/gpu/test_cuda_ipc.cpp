@@ -2,7 +2,8 @@
 // one each), every copy path, alltoall and alltoallv (zero counts, gapped
 // and reversed displacements, MPI_IN_PLACE), host algorithms on staged
 // device buffers, new allocations between calls (the IPC handle caches), and
-// the errors for mixed placements and non-contiguous types, and the
+// the errors for mixed placements and non-contiguous types, auto's trial of
+// cuda-ipc against host staging, and the
 // caller's copies still in flight at the call (a pageable cudaMemcpy into the
 // send buffer, a cudaMemset of the receive buffer).  With
 // A2A_NODE_SIZE the other "nodes'" blocks take the staged MPI path.
@@ -11,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
@@ -19,6 +21,7 @@
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
 #include "gpu/gpu.hpp"
+#include "select/trial.hpp"
 #include "../mpi/gtest_mpi.hpp"
 
 namespace g = a2a::detail::gpu;
@@ -134,7 +137,7 @@ TEST(CudaIpc, HybridPicksByBlockSize) {
   check_alltoall("cuda-ipc", 16, false, "staged:");                // below ipc-threshold: a host algorithm
   check_alltoall("cuda-ipc", 8192, false, "path=hybrid(kernel)");
   check_alltoall("cuda-ipc", 1 << 20, false, "path=hybrid(memcpy)");
-  check_alltoall("auto", 8192, false, "path=hybrid(kernel)");       // auto on device buffers is cuda-ipc
+  check_alltoall("auto", 8192, false, "path=hybrid(kernel)");       // auto's first turn (AutoTriesHostStaging)
   check_alltoall("cuda-ipc:ipc-threshold=0,memcpy-threshold=1", 16, false, "hybrid(memcpy)");
 }
 
@@ -193,6 +196,56 @@ TEST(CudaIpc, TheCallersCopiesInFlightAreSeen) {
         EXPECT_EQ(count_wrong(drecv.read(), want), 0) << spec << " bs=" << bs << " round " << round;
       }
     }
+}
+
+// auto on device buffers: cuda-ipc's IPC path (at every size, below the
+// hybrid's ipc-threshold too) and host staging of the library's call
+// ("staged:native") take turns on the first calls, the data right on every
+// one, then every rank keeps the same one (measured) within the trial's
+// calls.  Block sizes of their own (auto's classes are per size class,
+// shared by communicators of world's ranks).
+TEST(CudaIpc, AutoTriesHostStaging) {
+  struct Case {
+    const char* what;
+    bool v;
+    long long size;  // alltoall: block bytes; alltoallv: ints per block
+  };
+  for (const Case& k : {Case{"alltoall 64 KiB", false, 65536}, Case{"alltoallv 32 KiB", true, 8192},
+                        Case{"alltoall 16 B", false, 16}}) {
+    const auto call = [&k] {
+      if (k.v)
+        check_alltoallv("auto", static_cast<int>(k.size), true, "");
+      else
+        check_alltoall("auto", k.size, false, "");
+    };
+    std::vector<std::string> seen;
+    int calls = 0;
+    std::string by;
+    while (calls < a2a::detail::most_trial_calls(2) + 2) {
+      call();
+      ++calls;
+      by = A2A_Last_decided_by();
+      if (by != "trial") break;
+      const std::string name = ran();
+      EXPECT_TRUE(name.rfind("cuda-ipc:path=hybrid(", 0) == 0 || name == "staged:native") << name;
+      if (std::find(seen.begin(), seen.end(), name) == seen.end()) seen.push_back(name);
+    }
+    EXPECT_EQ(by, "measured") << k.what;
+    EXPECT_LE(calls, a2a::detail::most_trial_calls(2) + 1) << k.what;
+    EXPECT_EQ(seen.size(), 2u) << k.what << ": " << ::testing::PrintToString(seen);
+    const std::string kept = ran();
+    const int mine = kept == "staged:native" ? 1 : 0;
+    int lo = mine, hi = mine;
+    MPI_Allreduce(MPI_IN_PLACE, &lo, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    MPI_Allreduce(MPI_IN_PLACE, &hi, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    EXPECT_EQ(lo, hi) << k.what << ": ranks kept different algorithms; this one " << kept;
+    if (rank_ == 0) std::printf("auto on device buffers, %s: kept %s\n", k.what, kept.c_str());
+    for (int again = 0; again < 5; ++again) {
+      call();
+      EXPECT_EQ(ran(), kept) << k.what;
+      EXPECT_STREQ(A2A_Last_decided_by(), "measured") << k.what;
+    }
+  }
 }
 
 TEST(CudaIpc, MixedPlacementAndLayoutsAreRefused) {
