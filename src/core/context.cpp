@@ -99,8 +99,7 @@ const std::vector<MPI_Datatype>& TypeCache::store(const TypeKey& key, std::vecto
 
 void GpuStateFree::operator()(gpu::State* state) const { gpu::free_state(state); }
 
-int CommContext::open_private() {
-  if (comm != MPI_COMM_NULL) return MPI_SUCCESS;
+int CommContext::make_private() {
   const int rc = MPI_Comm_dup(user, &comm);
   if (rc != MPI_SUCCESS) return rc;
   return MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);

@@ -157,7 +157,8 @@ struct CommContext {
   // ranks run the same algorithm), so a communicator that only ever runs
   // native costs no duplicate.
   MPI_Comm comm = MPI_COMM_NULL;
-  int open_private();
+  int open_private() { return comm != MPI_COMM_NULL ? MPI_SUCCESS : make_private(); }
+  int make_private();
   int rank = 0, size = 1;
   Topology topology;              // which ranks share a node
   bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores

@@ -18,7 +18,6 @@ namespace a2a::detail {
 
 namespace {
 
-std::atomic<uint64_t> current{1};
 std::mutex keyval_lock;
 int type_keyval = MPI_KEYVAL_INVALID;
 
@@ -33,34 +32,9 @@ struct Owner {
   ~Owner() { current_thread_state = nullptr; }
 };
 
-// Specs are a few characters: compared inline, no library call.
-inline bool same_spec(const char* kept, const char* given) {
-  while (*kept && *kept == *given) ++kept, ++given;
-  return *kept == *given;
-}
-
-bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
-  const CallArgs& k = p.args;
-  if (p.generation != gen || k.comm != a.comm || k.coll != a.coll || k.sendbuf != a.sendbuf ||
-      k.recvbuf != a.recvbuf || k.stype != a.stype || k.rtype != a.rtype || k.scount != a.scount ||
-      k.rcount != a.rcount || !same_spec(p.spec.c_str(), a.spec))
-    return false;
-  if (!a.v()) return true;
-  const int P = p.P;
-  const int* c = p.counts.data();
-  if (P <= 8) {  // a few ranks: one inline pass over the four arrays
-    for (int i = 0; i < P; ++i)
-      if (c[i] != a.scounts[i] || c[P + i] != a.sdispls[i] || c[2 * P + i] != a.rcounts[i] ||
-          c[3 * P + i] != a.rdispls[i])
-        return false;
-    return true;
-  }
-  const size_t n = sizeof(int) * static_cast<size_t>(P);
-  return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
-         std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
-}
-
 }  // namespace
+
+std::atomic<uint64_t> current_generation{1};
 
 #ifdef A2A_SMPI
 thread_local ThreadState* current_thread_state = nullptr;
@@ -75,7 +49,6 @@ ThreadState& make_thread_state() {
   return *current_thread_state;
 }
 
-uint64_t generation() { return current.load(std::memory_order_acquire); }
 
 int comm_size(MPI_Comm comm) {
   int P = 0;
@@ -108,7 +81,7 @@ uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the s
   for (uint64_t f : fields) h = (h ^ f) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
-void invalidate_prepared() { current.fetch_add(1, std::memory_order_acq_rel); }
+void invalidate_prepared() { current_generation.fetch_add(1, std::memory_order_acq_rel); }
 
 bool watch_datatype(MPI_Datatype type) {
   int ni = 0, na = 0, nd = 0, combiner = 0;
@@ -126,11 +99,7 @@ bool watch_datatype(MPI_Datatype type) {
   return found || MPI_Type_set_attr(type, type_keyval, nullptr) == MPI_SUCCESS;
 }
 
-Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
-  const uint64_t gen = generation();
-  // The most recent call first, compared field by field: a repeated call
-  // (the common case) computes no hash.
-  if (ts.slot[0] && matches(*ts.slot[0], a, gen)) return ts.slot[0].get();
+Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen) {
   const uint64_t key = signature_hash(a, gen);
   for (size_t i = 1; i < kPreparedSlots; ++i)
     if (ts.key[i] == key && ts.slot[i] && matches(*ts.slot[i], a, gen)) {

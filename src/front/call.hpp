@@ -16,7 +16,9 @@
 #pragma once
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -40,6 +42,9 @@ struct CallArgs {
   MPI_Datatype stype = MPI_DATATYPE_NULL, rtype = MPI_DATATYPE_NULL;
   MPI_Comm comm = MPI_COMM_NULL;
   const char* spec = "auto";
+  // spec is a2a's configured default (never changes once parsed), so a
+  // signature whose spec pointer is the same has the same spec.
+  bool spec_owned = false;
   bool in_place() const { return sendbuf == MPI_IN_PLACE; }
   bool v() const { return coll == Collective::alltoallv; }
 };
@@ -75,7 +80,7 @@ struct Prepared {
   bool types_known = false;   // sti, rti and cacheable describe args' types
 
   CommContext* ctx = nullptr;
-  int P = 1;
+  int P = 1, rank = 0;  // ctx's
   TypeInfo sti, rti;
   // The block view in bytes.  Alltoall: blocks of bs bytes, sstep/rstep
   // apart in the user's buffers.  Alltoallv: block i at soff[i], sbytes[i]
@@ -139,6 +144,10 @@ struct ThreadState {
   // cache lines, not every prepared call.
   uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
+  // The last call ran the library's own collective on this prepared call
+  // (native_repeat) and left its stats unwritten: last_stats() writes them
+  // when asked.  Null otherwise (every other entry point clears it).
+  Prepared* lazy = nullptr;
 };
 ThreadState& make_thread_state();
 // initial-exec: one load from the thread pointer, no call (the pointer is all
@@ -158,14 +167,58 @@ inline ThreadState& thread_state() {
 // Bumped whenever a communicator a2a knows, a derived datatype a prepared
 // call used, or MPI itself (finalize) goes away: older prepared calls are
 // then never matched.
-uint64_t generation();
+extern std::atomic<uint64_t> current_generation;
+inline uint64_t generation() { return current_generation.load(std::memory_order_acquire); }
 void invalidate_prepared();
 // The hash of a call's signature (not the contents of alltoallv's arrays).
 uint64_t signature_hash(const CallArgs& a, uint64_t generation);
 // Registers a delete callback on a derived datatype (predefined ones never
 // go away); false when the MPI library cannot, so the call is not cached.
 bool watch_datatype(MPI_Datatype type);
-Prepared* find_prepared(ThreadState& ts, const CallArgs& a);
+
+// Specs are a few characters: compared inline, no library call, the kept
+// one's length known (a shorter given one differs at its terminator, so
+// nothing past it is read); a2a's own default by its pointer.
+inline bool same_spec(const Prepared& p, const CallArgs& a) {
+  if (a.spec_owned && a.spec == p.args.spec) return true;
+  const char* kept = p.spec.data();
+  const size_t n = p.spec.size();
+  for (size_t i = 0; i < n; ++i)
+    if (kept[i] != a.spec[i]) return false;
+  return a.spec[n] == '\0';
+}
+
+inline bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
+  const CallArgs& k = p.args;
+  if (p.generation != gen || k.comm != a.comm || k.coll != a.coll || k.sendbuf != a.sendbuf ||
+      k.recvbuf != a.recvbuf || k.stype != a.stype || k.rtype != a.rtype || k.scount != a.scount ||
+      k.rcount != a.rcount || !same_spec(p, a))
+    return false;
+  if (!a.v()) return true;
+  const int P = p.P;
+  const int* c = p.counts.data();
+  if (P <= 8) {  // a few ranks: one inline pass over the four arrays
+    for (int i = 0; i < P; ++i)
+      if (c[i] != a.scounts[i] || c[P + i] != a.sdispls[i] || c[2 * P + i] != a.rcounts[i] ||
+          c[3 * P + i] != a.rdispls[i])
+        return false;
+    return true;
+  }
+  const size_t n = sizeof(int) * static_cast<size_t>(P);
+  return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
+         std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
+}
+
+// The other slots, by their hashes (cache.cpp).
+Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen);
+// The prepared call matching a's signature, or null.  The most recent call
+// first, compared field by field, inline: a repeated call (the common
+// case) computes no hash and makes no call.
+inline Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
+  const uint64_t gen = generation();
+  if (ts.slot[0] && matches(*ts.slot[0], a, gen)) return ts.slot[0].get();
+  return find_in_slots(ts, a, gen);
+}
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
 // The least recent prepared call, out of its slot, to prepare a new
 // signature in (a new object where the slot is empty).
@@ -182,6 +235,8 @@ int agree(const Prepared& p, int err, Global& g, std::string& msg);
 // ---- execute (execute.cpp) ----
 // The whole pipeline of a call.  agree: run the agreement allreduce.
 int run_call(ThreadState& ts, const CallArgs& a, bool agree, Stats& st, std::string& msg);
+// The same with the lookup done: `found` is find_prepared's answer.
+int run_found(ThreadState& ts, const CallArgs& a, Prepared* found, bool agree, Stats& st, std::string& msg);
 // Fixes p's algorithm, or its class of auto's calls, when it can be fixed
 // (collective on auto's first use; call after the agreement).  g: the
 // agreed globals, or null; fixed_sizes: they hold for every call of p (a
@@ -190,6 +245,34 @@ int decide(Prepared& p, const Global* g, bool fixed_sizes, std::string& msg);
 // A call's stats start from its prepared call's (the name copied only when
 // the last call's came from elsewhere).
 void begin_stats(Stats& st, const Prepared& p);
+// Native's stats (the library's schedule hidden: -1).
+void native_stats(const CallArgs& a, const Prepared& p, Stats& st);
+// The thread's last stats, written now where the last call left them
+// (ThreadState::lazy).
+Stats& last_stats(ThreadState& ts);
+
+// execute's hot path without its frame or its stats (left to last_stats): a
+// decided call on host buffers whose algorithm is the library's own on the
+// user's arguments (one type; alltoall blocks not empty), no class event
+// due; the class's count advances.  The caller then runs native_call.
+inline bool native_repeat(const CallArgs& a, Prepared& p) {
+  if (!p.decided || p.where.device || (p.P == 1 && p.ctx->comm == MPI_COMM_NULL) || a.stype != a.rtype ||
+      (!a.v() && p.bs == 0))
+    return false;
+  ClassState* c = p.cls.get();
+  if (c && (c->since + 1 >= c->next_event || p.class_generation != c->generation)) return false;
+  const AlgorithmInfo& info = *p.chosen.info;  // the class's decision, bound (class_generation)
+  if (a.v() ? info.varying != nullptr : info.uniform != nullptr) return false;
+  if (c) ++c->since;
+  return true;
+}
+inline int native_call(const CallArgs& a, Prepared& p) {
+  ++p.ctx->calls;
+  // Alone on a communicator native runs on the duplicate (native_comm, execute.cpp).
+  const MPI_Comm on = p.P > 1 ? a.comm : p.ctx->comm;
+  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
+               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+}
 // Names the algorithm in the stats (the name copied afresh).
 void name_algorithm(Stats& st, const std::string& canonical);
 // The registry's native for coll, for auto's first call on a communicator.

@@ -34,6 +34,7 @@ CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   a.rtype = recvtype;
   a.comm = comm;
   a.spec = algorithm ? algorithm : config().alltoall.c_str();
+  a.spec_owned = !algorithm;
   return a;
 }
 
@@ -53,13 +54,13 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
   a.rtype = recvtype;
   a.comm = comm;
   a.spec = algorithm ? algorithm : config().alltoallv.c_str();
+  a.spec_owned = !algorithm;
   return a;
 }
 
 // Every error leaves a message for a2a::last_error_message(): a2a's own, or
 // the MPI library's text for an error an MPI call returned.
-int explained(int rc) {
-  if (rc == MPI_SUCCESS) return rc;
+[[gnu::noinline, gnu::cold]] int explain(int rc) {
   std::string& msg = thread_state().error;
   if (msg.empty()) {
     char text[MPI_MAX_ERROR_STRING];
@@ -69,6 +70,7 @@ int explained(int rc) {
   }
   return rc;
 }
+inline int explained(int rc) { return __builtin_expect(rc == MPI_SUCCESS, 1) ? rc : explain(rc); }
 
 // The shim's test (first_alltoall_to_library, call.hpp), cheapest
 // refusals first: a communicator a2a has met is most calls' answer.
@@ -91,6 +93,7 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   mark_first_use(a.comm);
   ThreadState& ts = thread_state();
   ts.error.clear();
+  ts.lazy = nullptr;
   Stats& st = ts.stats;
   st = Stats{};
   st.decided_by = kFirstCall;
@@ -107,10 +110,24 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   return true;
 }
 
+// A repeated call (found, no agreement) goes straight to execute, and
+// where it runs the library's own collective straight to it, its stats
+// left for last_stats: the hot path (docs/results.md's call overhead).
 int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
   ts.error.clear();
-  return explained(run_call(ts, a, agree_flag().load(std::memory_order_relaxed), ts.stats, ts.error));
+  const bool agree = agree_flag().load(std::memory_order_relaxed);
+  Prepared* p = find_prepared(ts, a);
+  if (__builtin_expect(p != nullptr && !agree, 1)) {
+    if (native_repeat(a, *p)) {
+      ts.lazy = p;
+      return explained(native_call(a, *p));
+    }
+    ts.lazy = nullptr;
+    return explained(execute(a, *p, nullptr, ts.stats, ts.error));
+  }
+  ts.lazy = nullptr;
+  return explained(run_found(ts, a, p, agree, ts.stats, ts.error));
 }
 
 }  // namespace
@@ -146,6 +163,7 @@ namespace {
 int plan_init(const CallArgs& a, A2A_Plan* plan) {
   ThreadState& ts = thread_state();
   ts.error.clear();
+  ts.lazy = nullptr;
   if (!plan) {
     ts.error = "a2a: plan is NULL";
     return MPI_ERR_ARG;
@@ -213,6 +231,7 @@ extern "C" int A2A_Alltoallv_init(const void* sendbuf, const int sendcounts[], c
 extern "C" int A2A_Start(A2A_Plan plan) {
   auto& ts = a2a::detail::thread_state();
   ts.error.clear();
+  ts.lazy = nullptr;
   if (!plan) {
     ts.error = "a2a: plan is NULL";
     return MPI_ERR_ARG;
@@ -267,7 +286,7 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
     std::string unused;
     auto_class(*ctx, Collective::alltoall, 65536, 65536, priced, unused);
     ThreadState& ts = thread_state();
-    const Stats stats = ts.stats;
+    const Stats stats = last_stats(ts);
     const std::string error = ts.error;
     char one = 0, back = 0;
     int count = 1, displ = 0;
@@ -282,6 +301,7 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
       MPI_Comm_free(&fresh);
     }
     ts.stats = stats;
+    ts.lazy = nullptr;
     ts.error = error;
   });
   return MPI_SUCCESS;
@@ -289,7 +309,7 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
 
 extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   if (!stats) return MPI_ERR_ARG;
-  const Stats& s = a2a::detail::thread_state().stats;
+  const Stats& s = a2a::detail::last_stats(a2a::detail::thread_state());
   std::memset(stats, 0, sizeof *stats);
   std::memcpy(stats->algorithm, s.algorithm, sizeof stats->algorithm);
   stats->rounds = s.rounds;
@@ -303,7 +323,9 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   return MPI_SUCCESS;
 }
 
-extern "C" const char* A2A_Last_decided_by(void) { return a2a::detail::thread_state().stats.decided_by; }
+extern "C" const char* A2A_Last_decided_by(void) {
+  return a2a::detail::last_stats(a2a::detail::thread_state()).decided_by;
+}
 
 std::string a2a::tuning_status() {
   std::string status;

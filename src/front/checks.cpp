@@ -205,6 +205,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   p.key = signature_hash(a, gen);
   p.ctx = &ctx;
   p.P = ctx.size;
+  p.rank = ctx.rank;
   p.bs = 0;
   p.sstep = p.rstep = 0;
   p.largest = p.sent = p.packed_send = p.packed_recv = 0;

@@ -86,6 +86,7 @@ int host_call(const CallArgs& a, const Prepared& p, const std::string& spec, con
   h.sendbuf = hs == MPI_IN_PLACE ? hs : static_cast<const char*>(hs) - p.sti.true_lb;
   h.recvbuf = static_cast<char*>(hr) - p.rti.true_lb;
   h.spec = spec.c_str();
+  h.spec_owned = false;  // a string of this call, not the configured default
   const long long staging = st.temp_bytes;
   const int rc = run_call(thread_state(), h, false, st, msg);
   st.temp_bytes += staging;

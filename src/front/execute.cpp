@@ -47,12 +47,16 @@ int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
   return rc;
 }
 
-// Native: the library's own call (its schedule is hidden from the stats).
+}  // namespace
+
 void native_stats(const CallArgs& a, const Prepared& p, Stats& st) {
   st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
   st.blocks_sent = a.v() ? st.blocks_sent : p.P - 1;
-  st.bytes_sent = a.v() ? p.sent - p.sbytes[p.ctx->rank] : (p.P - 1) * p.bs;
+  st.bytes_sent = a.v() ? p.sent - p.sbytes[p.rank] : (p.P - 1) * p.bs;
 }
+
+namespace {
+
 int run_native(const CallArgs& a, Prepared& p, Stats& st) {
   native_stats(a, p, st);
   MPI_Comm on;
@@ -213,6 +217,15 @@ void begin_stats(Stats& st, const Prepared& p) {
   }
 }
 
+Stats& last_stats(ThreadState& ts) {
+  if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them
+    begin_stats(ts.stats, *p);
+    native_stats(p->args, *p, ts.stats);
+    ts.lazy = nullptr;
+  }
+  return ts.stats;
+}
+
 const Resolved& native_of(Collective coll) {
   static const auto make = [](Collective c) {
     Resolved r;
@@ -321,7 +334,10 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
 }
 
 int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
-  Prepared* p = find_prepared(ts, a);
+  return run_found(ts, a, find_prepared(ts, a), do_agree, st, msg);
+}
+
+int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, Stats& st, std::string& msg) {
   std::unique_ptr<Prepared> fresh;
   int err = MPI_SUCCESS;
   if (!p) {

@@ -39,14 +39,18 @@ TEST(Prepared, RepeatedCallsSeeNewDataAndNewSpecs) {
   const int n = 3;
   std::vector<int> s(n * P), r(n * P);
   char spec[32];
-  for (int round = 0; round < 6; ++round) {
-    // Same buffers every round; the spec string's contents change under the same pointer.
-    std::strcpy(spec, round % 3 == 0 ? "spread-out" : round % 3 == 1 ? "tra:radix=2" : "pairwise");
+  // Same buffers every round; the spec string's contents change under the
+  // same pointer, to a longer spec that the last one begins (scattered ->
+  // scattered:block=4) and back to the shorter one.
+  const char* specs[] = {"spread-out", "tra:radix=2", "pairwise", "scattered", "scattered:block=4", "scattered"};
+  for (int round = 0; round < 12; ++round) {
+    const char* want = specs[round % 6];
+    std::strcpy(spec, want);
     for (int d = 0; d < P; ++d)
       for (int j = 0; j < n; ++j) s[n * d + j] = value(rank, d, j, round);
     std::fill(r.begin(), r.end(), -1);
     ASSERT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, spec), MPI_SUCCESS);
-    EXPECT_EQ(ran(), round % 3 == 0 ? "spread-out" : round % 3 == 1 ? "tra:radix=2" : "pairwise");
+    EXPECT_EQ(ran(), std::strcmp(want, "scattered") == 0 ? "scattered:block=32" : want) << "round " << round;
     long long wrong = 0;
     for (int src = 0; src < P; ++src)
       for (int j = 0; j < n; ++j) wrong += r[n * src + j] != value(src, rank, j, round);
