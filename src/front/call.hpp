@@ -266,12 +266,20 @@ inline bool native_repeat(const CallArgs& a, Prepared& p) {
   if (c) ++c->since;
   return true;
 }
+// The library's own collective on the user's arguments, on `on`.
+inline int library_call(const CallArgs& a, MPI_Comm on) {
+  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
+               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+}
 inline int native_call(const CallArgs& a, Prepared& p) {
   ++p.ctx->calls;
   // Alone on a communicator native runs on the duplicate (native_comm, execute.cpp).
-  const MPI_Comm on = p.P > 1 ? a.comm : p.ctx->comm;
-  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
-               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+  return library_call(a, p.P > 1 ? a.comm : p.ctx->comm);
+}
+// The bytes this rank moves in a call (sent and received), by which a
+// class's drift watch scales its expected time.
+inline double call_bytes(const Prepared& p) {
+  return p.args.v() ? static_cast<double>(p.sent + p.packed_recv) : 2.0 * p.P * static_cast<double>(p.bs);
 }
 // Names the algorithm in the stats (the name copied afresh).
 void name_algorithm(Stats& st, const std::string& canonical);

@@ -194,7 +194,7 @@ int run_device(const CallArgs& a, Prepared& p, const Resolved& target, const Dev
 int device_class_call(const CallArgs& a, Prepared& p, ClassState& c, const DeviceSizes& sizes, Stats& st,
                       std::string& msg) {
   CommContext& ctx = *p.ctx;
-  const double bytes = a.v() ? static_cast<double>(p.sent + p.packed_recv) : 2.0 * p.P * static_cast<double>(p.bs);
+  const double bytes = call_bytes(p);
   ++c.since;
   const bool trial = c.trial;
   const Resolved& res = trial ? trial_candidate(c).resolved : c.decision.resolved;

@@ -61,8 +61,7 @@ int run_native(const CallArgs& a, Prepared& p, Stats& st) {
   native_stats(a, p, st);
   MPI_Comm on;
   if (const int rc = native_comm(a, *p.ctx, on)) return rc;
-  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
-               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+  return library_call(a, on);
 }
 
 // Native over the block view in bytes, for calls whose send and receive
@@ -238,12 +237,6 @@ const Resolved& native_of(Collective coll) {
 }
 
 namespace {
-
-// The bytes this rank moves in a call (sent and received), by which a
-// class's drift watch scales its expected time.
-double call_bytes(const Prepared& p) {
-  return p.args.v() ? static_cast<double>(p.sent + p.packed_recv) : 2.0 * p.P * static_cast<double>(p.bs);
-}
 
 // A call of auto's class c off the hot path: a trial call (its candidate
 // runs, timed), the first call after the class's decision changed (bind:
