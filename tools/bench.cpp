@@ -365,7 +365,7 @@ int run_bench(const std::vector<std::string>& raw) {
     return 2;
   }
   nlohmann::json rows = nlohmann::json::array();
-  RatioSummary auto_vs_native, best_vs_native, auto_all_calls;
+  RatioSummary auto_vs_native, best_vs_native, auto_all_calls, auto_paired;
   std::map<std::string, RatioSummary> twin_ratios;
   long long wrong_total = 0;
   int status = 0;
@@ -439,6 +439,15 @@ int run_bench(const std::vector<std::string>& raw) {
     if (rank != 0) continue;
     const auto native_row = std::find(algs.begin(), algs.end(), "native") - algs.begin();
     const double native = native_row < static_cast<long>(algs.size()) ? a2a::tools::median(t[native_row]) : -1.0;
+    // Each iteration's time over native's in the same iteration (shuffled
+    // order, back to back), the median: phases of the machine longer than an
+    // iteration move both alike.
+    const auto paired = [&](size_t a) {
+      if (native <= 0) return -1.0;
+      std::vector<double> r(t[a].size());
+      for (size_t i = 0; i < r.size(); ++i) r[i] = t[a][i] / t[native_row][i];
+      return a2a::tools::median(r);
+    };
     for (size_t a = 0; a < algs.size(); ++a) {
       const double med = a2a::tools::median(t[a]) * 1e6;
       const double lo = *std::min_element(t[a].begin(), t[a].end()) * 1e6;
@@ -453,7 +462,8 @@ int run_bench(const std::vector<std::string>& raw) {
                   shown(algs[a], ran[a]).c_str(), med, lo, hi, ratio, algbw, busbw, inter_msgs, wrong[a]);
       rows.push_back({{"collective", collective}, {"workload", v ? workload_text : ""}, {"procs", P}, {"bytes", m}, {"algorithm", algs[a]}, {"resolved", ran[a]}, {"median_us", med},
                       {"min_us", lo}, {"max_us", hi}, {"ratio_to_native", ratio}, {"inter_node_messages", inter_msgs}, {"wrong", wrong[a]},
-                      {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"radix", radix_of(ran[a])}, {"mean_us", mean}});
+                      {"algbw_GBps", algbw}, {"busbw_GBps", busbw}, {"radix", radix_of(ran[a])}, {"mean_us", mean},
+                      {"paired_to_native", paired(a)}});
     }
     // The run's summary: auto and the best a2a row over native, a2a over its twins.
     double best_a2a = -1;
@@ -463,6 +473,7 @@ int run_bench(const std::vector<std::string>& raw) {
       if (algs[a] == "auto" && native > 0) {
         auto_vs_native.add(med / native, m);
         auto_all_calls.add(a2a::tools::mean(t[a]) / a2a::tools::mean(t[native_row]), m);
+        auto_paired.add(paired(a), m);
       }
       if (is_twin(algs[a]))
         for (const auto& spec : twins.find(algs[a])->a2a) {
@@ -475,12 +486,13 @@ int run_bench(const std::vector<std::string>& raw) {
   if (rank == 0) {
     std::ofstream out(csv);
     out << "collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,max_us,ratio_to_native,"
-           "inter_node_messages,wrong,algbw_GBps,busbw_GBps,radix,mean_us\n";
+           "inter_node_messages,wrong,algbw_GBps,busbw_GBps,radix,mean_us,paired_to_native\n";
     for (const auto& r : rows)
       out << r["collective"].get<std::string>() << ",\"" << r["workload"].get<std::string>() << "\"," << r["procs"] << ',' << r["bytes"] << ",\"" << r["algorithm"].get<std::string>() << "\",\""
           << r["resolved"].get<std::string>() << "\"," << r["median_us"] << ',' << r["min_us"] << ',' << r["max_us"]
           << ',' << r["ratio_to_native"] << ',' << r["inter_node_messages"] << ',' << r["wrong"] << ','
-          << r["algbw_GBps"] << ',' << r["busbw_GBps"] << ',' << r["radix"] << ',' << r["mean_us"] << '\n';
+          << r["algbw_GBps"] << ',' << r["busbw_GBps"] << ',' << r["radix"] << ',' << r["mean_us"] << ','
+          << r["paired_to_native"] << '\n';
     bool written = static_cast<bool>(out.flush());
     if (!json.empty()) {
       std::ofstream js(json);
@@ -495,6 +507,10 @@ int run_bench(const std::vector<std::string>& raw) {
     if (auto_vs_native.n)
       std::printf("# summary: auto/native geometric mean %.3f, worst %.3f (at %lld B)\n", auto_vs_native.gm(),
                   auto_vs_native.worst, auto_vs_native.worst_at);
+    if (auto_paired.n)
+      std::printf("# summary: auto/native paired (median of each iteration's ratio): geometric mean %.3f, worst %.3f "
+                  "(at %lld B)\n",
+                  auto_paired.gm(), auto_paired.worst, auto_paired.worst_at);
     if (auto_all_calls.n)  // with -x 0: the first calls, auto's trial included
       std::printf("# summary: auto/native over the mean of every timed call: geometric mean %.3f, worst %.3f (at %lld "
                   "B)\n",

@@ -278,10 +278,12 @@ def trial_tables(d):
            "timed calls per size: the first call on world, the trial and what follows; the median over 5 processes "
            "at P = 2, one above); L is `mpirun --mca "
            "btl_vader_single_copy_mechanism cma` or `none`, or `mpiexec.mpich` (P = 2 only: MPICH polls, and "
-           "time-sliced ranks crawl). Medians over the library's own call in the same run; geometric mean and worst "
+           "time-sliced ranks crawl). Medians over the library's own call in the same run; paired: the median "
+           "over iterations of auto's time over the library's in the same iteration; geometric mean and worst "
            "over the 20 sizes 16 B .. 8 MiB; what auto ran at them.", ""]
-    out.append("| library | P | collective | auto/native gm | worst (at) | first 100 calls gm | worst (at) | shm/native gm | auto ran |")
-    out.append("|---|---|---|---|---|---|---|---|---|")
+    out.append("| library | P | collective | auto/native gm | worst (at) | paired gm | worst (at) | first 100 calls gm "
+               "| worst (at) | shm/native gm | auto ran |")
+    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
     for name, P in cases:
         lib = next(k for k in LIBS if name.startswith(k))
         w = name[len(lib) + 1:]
@@ -289,6 +291,8 @@ def trial_tables(d):
                           if os.path.exists(os.path.join(d, f"trial-{name}-p{P}-{part}.csv"))])
         auto = {b: float(v["auto"]["median_us"]) / float(v["native"]["median_us"]) for b, v in by.items()
                 if "auto" in v and "native" in v}
+        paired = {b: float(v["auto"]["paired_to_native"]) for b, v in by.items()
+                  if "auto" in v and v["auto"].get("paired_to_native")}
         shm = [float(v["shm"]["median_us"]) / float(v["native"]["median_us"]) for v in by.values() if "shm" in v]
         ran = {}
         for v in by.values():
@@ -301,13 +305,17 @@ def trial_tables(d):
                     runs.setdefault(b, []).append(float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"]))
         first = {b: statistics.median(x) for b, x in runs.items()}
         wa = max(auto, key=auto.get)
+        pcells = ["-", "-"]
+        if paired:
+            wp = max(paired, key=paired.get)
+            pcells = [f"{gm(list(paired.values())):.3f}", f"{paired[wp]:.3f} ({size(wp)})"]
         fcells = ["-", "-"]
         if first:
             wf = max(first, key=first.get)
             fcells = [f"{gm(list(first.values())):.3f}", f"{first[wf]:.3f} ({size(wf)})"]
         coll = "alltoall" if w == "alltoall" else f"alltoallv {w}"
         out.append(f"| {LIBS[lib]} | {P} | {coll} | {gm(list(auto.values())):.3f} | {auto[wa]:.3f} ({size(wa)}) | "
-                   + " | ".join(fcells) + f" | {gm(shm):.3f} | "
+                   + " | ".join(pcells + fcells) + f" | {gm(shm):.3f} | "
                    + ", ".join(f"{k} x{n}" for k, n in sorted(ran.items(), key=lambda kv: -kv[1])) + " |")
     out.append("")
     return out

@@ -198,7 +198,7 @@ int device_class_call(const CallArgs& a, Prepared& p, ClassState& c, const Devic
   ++c.since;
   const bool trial = c.trial;
   const Resolved& res = trial ? trial_candidate(c).resolved : c.decision.resolved;
-  const bool timed = trial || (c.since >= c.next_event && class_sampled(c));
+  const bool timed = trial || c.since >= c.next_event;
   const double t0 = timed ? MPI_Wtime() : 0;
   const int rc = run_device(a, p, res, sizes, st, msg);
   const double seconds = timed ? MPI_Wtime() - t0 : -1;

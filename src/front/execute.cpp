@@ -269,10 +269,9 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     st.decided_by = c.decision.source;
   }
   if (c.since < c.next_event) return run_blocks(a, p, res, hi, st);
-  const bool timed = class_sampled(c);
-  const double t0 = timed ? MPI_Wtime() : 0;
+  const double t0 = MPI_Wtime();  // every event is a sample
   const int rc = run_blocks(a, p, res, hi, st);
-  if (const int e = class_event(ctx, c, timed ? MPI_Wtime() - t0 : -1, call_bytes(p), msg)) return e;
+  if (const int e = class_event(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg)) return e;
   return rc;
 }
 

@@ -152,8 +152,21 @@ void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<d
 
 void start_watch(ClassState& c) {
   c.since = 0;
-  c.next_event = c.candidates.size() > 1 ? kSampleEvery : (1LL << 62);  // one candidate: nothing to watch
+  c.next_event = c.candidates.size() > 1 ? c.sample_every : (1LL << 62);  // one candidate: nothing to watch
   c.next_check = c.check_every;
+}
+
+// An every-size class's agreements on its sizes (each a drift sample too),
+// paced by the agreed time of its calls and of its agreements (as measured
+// at the last one; the model's before the first).
+void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
+  AutoState& a = auto_state(ctx);
+  c.call_seconds = call_seconds;
+  const double agreement = c.agreement_seconds > 0 ? c.agreement_seconds
+                           : a.model_ready        ? model_allreduce(a.layout, a.model)
+                                                  : -1;
+  c.size_check = size_check_every(agreement, call_seconds);
+  c.sample_every = c.size_check;
 }
 
 // A class of the given candidates (specs; the first the pick), decided at
@@ -473,16 +486,19 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     c.trial_bytes[turn] = bytes;
   }
   if (++c.call < trial_calls(n)) return MPI_SUCCESS;
-  std::vector<double> t(static_cast<size_t>(n));
+  std::vector<double> t(static_cast<size_t>(n) + 1);
   for (int i = 0; i < n; ++i) t[static_cast<size_t>(i)] = median_of(c.samples[static_cast<size_t>(i)]);
-  const std::vector<double> mine = t;
+  const std::vector<double> mine(t.begin(), t.begin() + n);
+  t[static_cast<size_t>(n)] = c.trial_hi;  // its mean: the size an every-size class keeps the winner for
   // The ranks' mean of their medians: a rank descheduled in its samples
   // (ranks time-sliced) moves it less than the largest would.
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data(), n, MPI_DOUBLE, MPI_SUM, ctx.user)) {
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data(), n + 1, MPI_DOUBLE, MPI_SUM, ctx.user)) {
     error = "a2a: auto's trial could not agree on its times";
     return rc;
   }
   for (double& x : t) x /= ctx.size;
+  const long long tried_size = size_class(std::llround(t.back()));
+  t.pop_back();
   int win = trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   if (!c.confirming && needs_confirmation(t, win, c.native_at)) {  // agreed times: every rank alike
@@ -502,9 +518,10 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
   if (c.every_size) {  // from agreed values: every rank agrees at the same calls
     c.drift.watch_sizes(c.trial_lo, c.trial_hi);
-    AutoState& a = auto_state(ctx);
-    c.size_check = a.model_ready ? size_check_every(model_allreduce(a.layout, a.model), t[static_cast<size_t>(win)])
-                                 : kFirstCheck;
+    const double agreed = t[static_cast<size_t>(win)];
+    pace_size_checks(ctx, c, agreed);
+    c.by_size[tried_size] = {c.decision, mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)],
+                             c.trial_lo, c.trial_hi, agreed};
   }
   tell_trial(ctx, c, t, win, "(measured)");
   ++c.trials;
@@ -527,20 +544,47 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
-  c.next_event = c.since + kSampleEvery;
+  c.next_event = c.since + c.sample_every;
   const bool drift_due = c.since >= c.next_check;
-  if (!drift_due && !(c.size_check > 0 && c.since % c.size_check == 0)) return MPI_SUCCESS;
-  // 1: this rank's times drifted, 2: its sizes moved (both: 3).
-  int flagged = (c.drift.flagged() && !c.drift.moved() ? 1 : 0) | (c.drift.moved() ? 2 : 0);
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &flagged, 1, MPI_INT, MPI_BOR, ctx.user)) {
+  if (!drift_due && c.size_check == 0) return MPI_SUCCESS;  // an every-size class agrees at every event
+  // Ranks whose times drifted (counted when the drift check is due: an
+  // every-size class agrees on its sizes far more often), whose sizes
+  // moved, their bytes now, and how long their last agreement took (summed).
+  double agreed[4] = {drift_due && c.drift.flagged() && !c.drift.moved() ? 1.0 : 0.0, c.drift.moved() ? 1.0 : 0.0,
+                      bytes, c.last_agreement};
+  const double t0 = MPI_Wtime();
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, agreed, 4, MPI_DOUBLE, MPI_SUM, ctx.user)) {
     error = "a2a: auto's drift check could not agree";
     return rc;
+  }
+  c.last_agreement = MPI_Wtime() - t0;
+  if (c.size_check > 0 && agreed[3] > 0) {  // paced by what agreements cost (agreed: every rank alike)
+    c.agreement_seconds = agreed[3] / ctx.size;
+    pace_size_checks(ctx, c, c.call_seconds);
+    c.next_event = c.since + c.sample_every;
   }
   if (drift_due) {
     c.check_every = std::min(2 * c.check_every, kLastCheck);
     c.next_check = c.since + c.check_every;
   }
+  const int flagged = (agreed[0] > 0 ? 1 : 0) | (agreed[1] > 0 ? 2 : 0);  // 1: times drifted, 2: sizes moved
   if (!flagged) return MPI_SUCCESS;
+  if (flagged & 2) {  // to a size class tried before: its winner, untried (a drift then was of the old sizes)
+    const long long now = size_class(std::llround(agreed[2] / ctx.size));
+    if (const auto it = c.by_size.find(now); it != c.by_size.end()) {
+      const ClassState::Kept& k = it->second;
+      c.decision = k.decision;
+      c.drift.reset(k.seconds, k.bytes);
+      c.drift.watch_sizes(k.lo, k.hi);
+      pace_size_checks(ctx, c, k.agreed);
+      ++c.generation;
+      start_watch(c);
+      if (config().verbose && ctx.rank == 0)
+        std::fprintf(stderr, "a2a auto: P=%d, %s: calls moved to %s: %s, its winner there (measured)\n", ctx.size,
+                     c.label.c_str(), bytes_label(now).c_str(), c.decision.resolved.canonical.c_str());
+      return MPI_SUCCESS;
+    }
+  }
   if (config().verbose && ctx.rank == 0)
     std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
                  c.decision.resolved.canonical.c_str(), flagged & 1 ? " runs over " : "'s calls moved ",

@@ -70,7 +70,20 @@ struct ClassState {
   // After the trial: calls since, the next call to time, the next agreement.
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
   long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
+  long long sample_every = kSampleEvery;  // calls between samples (every_size: size_check)
+  // every_size: the agreed time of the decision's calls and of an
+  // agreement (the ranks' mean), and this rank's last agreement's.
+  double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
   DriftWatch drift;
+  // every_size: each trial's winner by the size class of the ranks' mean
+  // bytes (agreed), with this rank's watch of it, taken again where sizes
+  // move back to that class.
+  struct Kept {
+    AutoDecision decision;
+    double seconds = 0, bytes = 0, lo = 0, hi = 0;  // this rank's: the winner's trial time and bytes, the range
+    double agreed = 0;                              // the ranks' mean trial time (the check's cadence)
+  };
+  std::map<long long, Kept> by_size;
   int trials = 0;  // trials run (the first and any after drift)
   // A close winner's confirmation (kConfirmAbove): the round runs it and
   // native alone, the full list kept here meanwhile.
@@ -134,8 +147,6 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 // `seconds` its time (< 0: not timed); at the agreement the ranks' drift
 // flags are reduced, and any raised starts the trial again (collective then).
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error);
-// Whether this call of a decided class is timed (a sample).
-inline bool class_sampled(const ClassState& c) { return c.since % kSampleEvery == 0; }
 
 // The model's parameters for ctx (measuring them if needed; collective).
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error);

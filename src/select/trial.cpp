@@ -48,8 +48,7 @@ long long size_check_every(double allreduce_seconds, double call_seconds) {
   if (!(call_seconds > 0) || !(allreduce_seconds >= 0)) return kFirstCheck;
   const double calls = kSizeCheckShare * allreduce_seconds / call_seconds;
   if (calls >= static_cast<double>(kFirstCheck)) return kFirstCheck;
-  const long long samples = std::max(1LL, static_cast<long long>(std::ceil(calls / kSampleEvery)));
-  return samples * kSampleEvery;
+  return std::max(1LL, static_cast<long long>(std::ceil(calls)));
 }
 
 }  // namespace a2a::detail

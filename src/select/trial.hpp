@@ -43,15 +43,22 @@ constexpr int kDriftSamples = 4;
 // The class of every alltoallv size (auto_without_sizes) is tried at the
 // sizes of the calls its trial takes: a timed call moving this many times
 // more bytes than the largest of them, or fewer than the smallest, flags
-// the rank, and the ranks agree on that flag every size_check_every calls,
-// so that the trial runs again soon at the sizes the program has moved to.
-constexpr double kSizesMoved = 8;
+// the rank, and the ranks agree on that flag every size_check_every calls.
+// The class keeps each trial's winner by the size class of the ranks' mean
+// bytes, so sizes that move to a class it has tried take that winner
+// without a trial, and sizes that move to a new one are tried there: a
+// factor this small follows a sweep of doubling sizes (one factor of 8
+// kept `shm` at P = 4 from 512 KiB, where it won, through 4 MiB, where it
+// ran 1.3x the library), while calls that vary within the trial's range
+// (MoE-like routing) stay put.
+constexpr double kSizesMoved = 1.5;
 // That agreement (one allreduce) costs at most 1 / kSizeCheckShare of the
 // class's time.
 constexpr double kSizeCheckShare = 100;
-// Calls between agreements on moved sizes: a multiple of kSampleEvery at
-// which an allreduce of allreduce_seconds costs at most 1 / kSizeCheckShare
-// of calls of call_seconds each, and at most kFirstCheck.
+// Calls between agreements on moved sizes (each also a drift sample): as
+// many as make an allreduce of allreduce_seconds cost at most
+// 1 / kSizeCheckShare of calls of call_seconds each, and at most
+// kFirstCheck; one for calls of a millisecond.
 long long size_check_every(double allreduce_seconds, double call_seconds);
 
 // Calls a round of n candidates takes.

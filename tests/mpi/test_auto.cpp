@@ -340,7 +340,7 @@ TEST_F(Auto, TrialOverturnsAWrongModel) {
 }
 
 // A pick that turns slow is dropped: under A2A_TEST_SLOWDOWN every drift
-// sample counts ten times its time (as if the machine had changed under
+// sample counts many times its time (as if the machine had changed under
 // the pick), so after its first agreement (kFirstCheck calls of the class)
 // the class runs its trial again, on every rank alike, the data right
 // throughout, and decides again by measurement.  (The test's
@@ -366,11 +366,26 @@ TEST_F(Auto, DriftRunsTheTrialAgain) {
   MPI_Comm_free(&comm);
 }
 
+// Trial calls among `calls` alltoallv_auto(comm, n) calls, but for a trial
+// already under way at the first (a drift check at the last call before may
+// have started one, on a loaded machine).
+int trials_begun(MPI_Comm comm, int n, int calls) {
+  int trials = 0;
+  bool leading = true;
+  for (int k = 0; k < calls; ++k) {
+    const bool trial = alltoallv_auto(comm, n).by == "trial";
+    leading = leading && trial;
+    trials += trial && !leading;
+  }
+  return trials;
+}
+
 // The class of every alltoallv size was tried at its first calls' sizes;
 // calls that then move a hundred times the bytes run the trial again at the
 // first agreement after (kFirstCheck calls of the class), on every rank
-// alike, the data right throughout.  (The test's A2A_COST_MODEL makes shm
-// the pick for every size, so there is a trial to run again.)
+// alike, the data right throughout; calls that move back take the first
+// sizes' winner without a trial.  (The test's A2A_COST_MODEL makes shm the
+// pick for every size, so there is a trial to run again.)
 TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -393,6 +408,52 @@ TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
     if ((after = alltoallv_auto(comm, 200)).by != "trial") break;
   EXPECT_EQ(after.by, "measured");
+  // Back to the first sizes: their winner is kept, so no trial (a drift
+  // check, the only other way to one, comes no sooner than kFirstCheck
+  // calls after the switch, and smaller calls never look slow).
+  EXPECT_EQ(trials_begun(comm, 2, static_cast<int>(a2a::detail::kFirstCheck)), 0)
+      << "sizes moved back to a class tried before";
+  const Ran back = alltoallv_auto(comm, 2);
+  EXPECT_EQ(back.by, "measured");
+  EXPECT_EQ(back.algorithm, first.algorithm);
+  MPI_Comm_free(&comm);
+}
+
+// A sweep of sizes (as a benchmark makes): every step of 4x the bytes is a
+// size class the class has not tried, so each is tried within an agreement
+// (at most kFirstCheck calls) and a trial; then the sweep goes back down
+// through the classes it tried, with no trial (a drift check coinciding
+// with the move counts as the move).
+TEST_F(Auto, EverySizeClassFollowsASweep) {
+  // 10^4 calls: run where ranks have cores (mpi.auto.sizes_moved.np2), not
+  // time-sliced under a busy-polling MPICH.
+  if (!std::getenv("A2A_TEST_SWEEP")) GTEST_SKIP() << "A2A_TEST_SWEEP runs only";
+  int P, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
+  alltoallv_auto(comm, 1);  // the communicator's first call
+  Ran first;
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
+    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
+  if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
+  // An agreement comes at most kFirstCheck calls after the move (its pace
+  // is set by what agreements cost, long on a loaded machine), then the trial.
+  const int step = 2 * static_cast<int>(a2a::detail::kFirstCheck) + 2 * a2a::detail::most_trial_calls(3);
+  for (int n : {8, 32, 128}) {
+    int trials = 0;
+    Ran last;
+    for (int k = 0; k < step; ++k) trials += (last = alltoallv_auto(comm, n)).by == "trial";
+    EXPECT_GT(trials, 0) << "no trial at " << n << " (4x the last step's bytes)";
+    // A drift check may have started another trial here at the end (a loaded machine): finished at n.
+    for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3) && last.by == "trial"; ++k) last = alltoallv_auto(comm, n);
+    EXPECT_EQ(last.by, "measured") << n;
+  }
+  for (int n : {32, 8, 2})  // kFirstCheck calls: no drift check after the switch
+    EXPECT_EQ(trials_begun(comm, n, static_cast<int>(a2a::detail::kFirstCheck)), 0)
+        << "a trial again at " << n << ", tried on the way up";
   MPI_Comm_free(&comm);
 }
 
