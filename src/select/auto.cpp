@@ -152,7 +152,7 @@ void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<d
 
 void start_watch(ClassState& c) {
   c.since = 0;
-  c.next_event = c.candidates.size() > 1 ? c.sample_every : (1LL << 62);  // one candidate: nothing to watch
+  c.next_event = c.candidates.size() > 1 ? c.event_every() : (1LL << 62);  // one candidate: nothing to watch
   c.next_check = c.check_every;
 }
 
@@ -166,7 +166,6 @@ void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
                            : a.model_ready        ? model_allreduce(a.layout, a.model)
                                                   : -1;
   c.size_check = size_check_every(agreement, call_seconds);
-  c.sample_every = c.size_check;
 }
 
 // A class of the given candidates (specs; the first the pick), decided at
@@ -544,7 +543,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
-  c.next_event = c.since + c.sample_every;
+  c.next_event = c.since + c.event_every();
   const bool drift_due = c.since >= c.next_check;
   if (!drift_due && c.size_check == 0) return MPI_SUCCESS;  // an every-size class agrees at every event
   // Ranks whose times drifted (counted when the drift check is due: an
@@ -561,7 +560,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
   if (c.size_check > 0 && agreed[3] > 0) {  // paced by what agreements cost (agreed: every rank alike)
     c.agreement_seconds = agreed[3] / ctx.size;
     pace_size_checks(ctx, c, c.call_seconds);
-    c.next_event = c.since + c.sample_every;
+    c.next_event = c.since + c.event_every();
   }
   if (drift_due) {
     c.check_every = std::min(2 * c.check_every, kLastCheck);

@@ -70,7 +70,6 @@ struct ClassState {
   // After the trial: calls since, the next call to time, the next agreement.
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
   long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
-  long long sample_every = kSampleEvery;  // calls between samples (every_size: size_check)
   // every_size: the agreed time of the decision's calls and of an
   // agreement (the ranks' mean), and this rank's last agreement's.
   double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
@@ -84,6 +83,8 @@ struct ClassState {
     double agreed = 0;                              // the ranks' mean trial time (the check's cadence)
   };
   std::map<long long, Kept> by_size;
+  // Calls between events, each a sample (every_size: each an agreement too).
+  long long event_every() const { return size_check > 0 ? size_check : kSampleEvery; }
   int trials = 0;  // trials run (the first and any after drift)
   // A close winner's confirmation (kConfirmAbove): the round runs it and
   // native alone, the full list kept here meanwhile.

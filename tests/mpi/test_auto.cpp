@@ -380,6 +380,20 @@ int trials_begun(MPI_Comm comm, int n, int calls) {
   return trials;
 }
 
+// A communicator reordered from world (its own classes, not world's, which
+// earlier tests moved on) whose class of every alltoallv size has run its
+// first calls at n = 2 until one is not a trial: that call.
+Ran every_size_class_tried(MPI_Comm& comm) {
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
+  alltoallv_auto(comm, 1);  // the communicator's first call
+  Ran first;
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
+    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
+  return first;
+}
+
 // The class of every alltoallv size was tried at its first calls' sizes;
 // calls that then move a hundred times the bytes run the trial again at the
 // first agreement after (kFirstCheck calls of the class), on every rank
@@ -390,14 +404,8 @@ TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   if (P < 2) GTEST_SKIP() << "needs 2 ranks";
-  int rank;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm comm;  // reordered: its own classes, not world's (which earlier tests moved on)
-  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
-  alltoallv_auto(comm, 1);  // the communicator's first call
-  Ran first;
-  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
-    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
+  MPI_Comm comm;
+  const Ran first = every_size_class_tried(comm);
   if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
   int again_at = -1;
   for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
@@ -428,16 +436,11 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
   // 10^4 calls: run where ranks have cores (mpi.auto.sizes_moved.np2), not
   // time-sliced under a busy-polling MPICH.
   if (!std::getenv("A2A_TEST_SWEEP")) GTEST_SKIP() << "A2A_TEST_SWEEP runs only";
-  int P, rank;
+  int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (P < 2) GTEST_SKIP() << "needs 2 ranks";
   MPI_Comm comm;
-  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
-  alltoallv_auto(comm, 1);  // the communicator's first call
-  Ran first;
-  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
-    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
+  const Ran first = every_size_class_tried(comm);
   if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
   // An agreement comes at most kFirstCheck calls after the move (its pace
   // is set by what agreements cost, long on a loaded machine), then the trial.
