@@ -163,7 +163,9 @@ struct CommContext {
   Topology topology;              // which ranks share a node
   bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores
   bool same_tuning = true;        // every rank read the same tuning file (or none)
-  long long calls = 0;            // a2a calls run on it so far (the same count on every rank)
+  // Calls run through execute on it (a repeated native call is not counted,
+  // and follows one that was): 1 at the first call, on every rank alike.
+  long long calls = 0;
   // Facts about the job learnt once (the layout, the cost model's machine):
   // a communicator of exactly world's ranks teaches them to every world
   // rank at once; one of world ranks only may read them.  Both false under

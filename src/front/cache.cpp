@@ -34,7 +34,7 @@ struct Owner {
 
 }  // namespace
 
-std::atomic<uint64_t> current_generation{1};
+CallGlobals call_globals;
 
 #ifdef A2A_SMPI
 thread_local ThreadState* current_thread_state = nullptr;
@@ -81,7 +81,7 @@ uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the s
   for (uint64_t f : fields) h = (h ^ f) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
-void invalidate_prepared() { current_generation.fetch_add(1, std::memory_order_acq_rel); }
+void invalidate_prepared() { call_globals.generation.fetch_add(1, std::memory_order_acq_rel); }
 
 bool watch_datatype(MPI_Datatype type) {
   int ni = 0, na = 0, nd = 0, combiner = 0;
@@ -111,6 +111,7 @@ Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen) {
 }
 
 std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts) {
+  ts.hot.prepared = nullptr;  // it may be the one recycled (a nested call's, device.cpp)
   std::unique_ptr<Prepared> p = std::move(ts.slot[kPreparedSlots - 1]);
   ts.key[kPreparedSlots - 1] = 0;
   return p ? std::move(p) : std::make_unique<Prepared>();

@@ -67,20 +67,29 @@ struct Global {
 };
 
 // Everything about a call that identical calls share.
+// What a repeated call reads comes first (the signature, the class):
+// three cache lines.
 struct Prepared {
   // The signature: a later call matches when all of these are equal.
   CallArgs args;              // pointers to arrays are not compared ...
-  std::string spec;
-  uint64_t key = 0;           // hash of the signature (but the arrays' contents) and generation
-  std::vector<int> counts;    // ... their contents are: scounts, sdispls, rcounts, rdispls
   uint64_t generation = 0;    // cache.hpp: communicators and datatypes freed since
+  CommContext* ctx = nullptr;
+  int P = 1, rank = 0;  // ctx's
+  // The last call ran the library's own collective on the user's arguments
+  // as decided (execute's hot path; remember_native); cleared where the
+  // choice may change.
+  bool native_decided = false;
+  bool decided = false;  // see `chosen`
+  std::shared_ptr<ClassState> cls;
+  unsigned long long class_generation = 0;
+  std::string spec;
+  std::vector<int> counts;    // ... their contents are: scounts, sdispls, rcounts, rdispls
+  uint64_t key = 0;           // hash of the signature (but the arrays' contents) and generation
   uint64_t serial = 0;        // unique per prepared call (Stats::named_from)
   bool cacheable = true;
   bool reusable = false;      // prepared whole: a recycled object may keep what the next signature shares
   bool types_known = false;   // sti, rti and cacheable describe args' types
 
-  CommContext* ctx = nullptr;
-  int P = 1, rank = 0;  // ctx's
   TypeInfo sti, rti;
   // The block view in bytes.  Alltoall: blocks of bs bytes, sstep/rstep
   // apart in the user's buffers.  Alltoallv: block i at soff[i], sbytes[i]
@@ -98,10 +107,7 @@ struct Prepared {
   // spec, its machine knobs resolved), or the class of auto's calls it
   // follows (alltoall; alltoallv without global sizes; a plan's alltoallv):
   // then `chosen` is the class's decision as of `class_generation`.
-  bool decided = false;
   Resolved chosen;
-  std::shared_ptr<ClassState> cls;
-  unsigned long long class_generation = 0;
   Stats stats;  // each call's stats start from this (layout, name)
 
   bool moves_bytes() const { return args.v() ? sent > 0 || packed_recv > 0 : bs > 0; }
@@ -134,20 +140,42 @@ bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], con
                                 MPI_Datatype recvtype, MPI_Comm comm);
 
 // ---- per thread (cache.cpp) ----
+// The last call, where execute ran the library's own collective on the
+// user's arguments as decided: the next call compares itself with this
+// copy, which lies in its thread's first cache lines, and where it is the
+// same (and no class event is due) runs the library without reaching its
+// prepared call.  Where caches are cold (another process ran between two
+// calls) every dependent load a call makes before the library's costs a
+// miss: this is the shortest chain (thread state, then the class).
+constexpr int kHotRanks = 8;  // alltoallv's counts copied up to this P
+struct HotCall {
+  Prepared* prepared = nullptr;  // null: none
+  uint64_t generation = 0;
+  CallArgs args;
+  MPI_Comm on = MPI_COMM_NULL;  // where the library runs
+  ClassState* cls = nullptr;    // the prepared call's class and its generation then
+  unsigned long long class_generation = 0;
+  int P = 0;
+  unsigned spec_size = 0;
+  char spec[24] = {};
+  int counts[4 * kHotRanks] = {};
+};
+
 // The calling thread's last stats and error message, and its prepared
 // calls, most recent first.
 constexpr size_t kPreparedSlots = 16;
 struct ThreadState {
-  Stats stats;
+  // The last call ran the library's own collective on this prepared call
+  // (the hot call) and left its stats unwritten: last_stats() writes them
+  // when asked.  Null otherwise (every other entry point clears it).
+  Prepared* lazy = nullptr;
   std::string error;
+  HotCall hot;
   // Side by side, a hash of each slot's signature: a lookup reads one or two
   // cache lines, not every prepared call.
   uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
-  // The last call ran the library's own collective on this prepared call
-  // (native_repeat) and left its stats unwritten: last_stats() writes them
-  // when asked.  Null otherwise (every other entry point clears it).
-  Prepared* lazy = nullptr;
+  Stats stats;
 };
 ThreadState& make_thread_state();
 // initial-exec: one load from the thread pointer, no call (the pointer is all
@@ -164,11 +192,17 @@ inline ThreadState& thread_state() {
 }
 
 // ---- cache (cache.cpp) ----
-// Bumped whenever a communicator a2a knows, a derived datatype a prepared
+// What every call reads, side by side in one cache line.  generation:
+// bumped whenever a communicator a2a knows, a derived datatype a prepared
 // call used, or MPI itself (finalize) goes away: older prepared calls are
-// then never matched.
-extern std::atomic<uint64_t> current_generation;
-inline uint64_t generation() { return current_generation.load(std::memory_order_acquire); }
+// then never matched.  agree: the error check (1 agree, 0 local; -1 until
+// the configuration is read, capi.cpp).
+struct alignas(64) CallGlobals {
+  std::atomic<uint64_t> generation{1};
+  std::atomic<int> agree{-1};
+};
+extern CallGlobals call_globals;
+inline uint64_t generation() { return call_globals.generation.load(std::memory_order_acquire); }
 void invalidate_prepared();
 // The hash of a call's signature (not the contents of alltoallv's arrays).
 uint64_t signature_hash(const CallArgs& a, uint64_t generation);
@@ -176,27 +210,22 @@ uint64_t signature_hash(const CallArgs& a, uint64_t generation);
 // go away); false when the MPI library cannot, so the call is not cached.
 bool watch_datatype(MPI_Datatype type);
 
+// A signature's fields but the spec and alltoallv's arrays' contents.
+inline bool same_fields(const CallArgs& k, const CallArgs& a) {
+  return k.comm == a.comm && k.coll == a.coll && k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf &&
+         k.stype == a.stype && k.rtype == a.rtype && k.scount == a.scount && k.rcount == a.rcount;
+}
 // Specs are a few characters: compared inline, no library call, the kept
 // one's length known (a shorter given one differs at its terminator, so
 // nothing past it is read); a2a's own default by its pointer.
-inline bool same_spec(const Prepared& p, const CallArgs& a) {
-  if (a.spec_owned && a.spec == p.args.spec) return true;
-  const char* kept = p.spec.data();
-  const size_t n = p.spec.size();
+inline bool same_spec(const CallArgs& k, const char* kept, size_t n, const CallArgs& a) {
+  if (a.spec_owned && a.spec == k.spec) return true;
   for (size_t i = 0; i < n; ++i)
     if (kept[i] != a.spec[i]) return false;
   return a.spec[n] == '\0';
 }
-
-inline bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
-  const CallArgs& k = p.args;
-  if (p.generation != gen || k.comm != a.comm || k.coll != a.coll || k.sendbuf != a.sendbuf ||
-      k.recvbuf != a.recvbuf || k.stype != a.stype || k.rtype != a.rtype || k.scount != a.scount ||
-      k.rcount != a.rcount || !same_spec(p, a))
-    return false;
-  if (!a.v()) return true;
-  const int P = p.P;
-  const int* c = p.counts.data();
+// alltoallv's four arrays against c (scounts, sdispls, rcounts, rdispls).
+inline bool same_counts(const int* c, int P, const CallArgs& a) {
   if (P <= 8) {  // a few ranks: one inline pass over the four arrays
     for (int i = 0; i < P; ++i)
       if (c[i] != a.scounts[i] || c[P + i] != a.sdispls[i] || c[2 * P + i] != a.rcounts[i] ||
@@ -207,6 +236,11 @@ inline bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
   const size_t n = sizeof(int) * static_cast<size_t>(P);
   return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
          std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
+}
+
+inline bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
+  return p.generation == gen && same_fields(p.args, a) && same_spec(p.args, p.spec.data(), p.spec.size(), a) &&
+         (!a.v() || same_counts(p.counts.data(), p.P, a));
 }
 
 // The other slots, by their hashes (cache.cpp).
@@ -251,18 +285,32 @@ void native_stats(const CallArgs& a, const Prepared& p, Stats& st);
 // (ThreadState::lazy).
 Stats& last_stats(ThreadState& ts);
 
-// execute's hot path without its frame or its stats (left to last_stats): a
-// decided call on host buffers whose algorithm is the library's own on the
-// user's arguments (one type; alltoall blocks not empty), no class event
-// due; the class's count advances.  The caller then runs native_call.
-inline bool native_repeat(const CallArgs& a, Prepared& p) {
-  if (!p.decided || p.where.device || (p.P == 1 && p.ctx->comm == MPI_COMM_NULL) || a.stype != a.rtype ||
-      (!a.v() && p.bs == 0))
+// The hot call (ThreadState::hot) after a call that execute ran as the
+// library's own collective, decided: p's signature, class and where it ran.
+inline void remember_native(HotCall& h, const CallArgs& a, const Prepared& p) {
+  h.prepared = nullptr;
+  if (p.spec.size() >= sizeof h.spec || (a.v() && p.P > kHotRanks)) return;
+  h.generation = p.generation;
+  h.args = p.args;
+  h.on = p.P > 1 ? a.comm : p.ctx->comm;  // alone on a communicator native runs on the duplicate (execute.cpp)
+  h.cls = p.cls.get();
+  h.class_generation = p.class_generation;
+  h.P = p.P;
+  h.spec_size = static_cast<unsigned>(p.spec.size());
+  std::memcpy(h.spec, p.spec.c_str(), p.spec.size() + 1);
+  if (a.v()) std::memcpy(h.counts, p.counts.data(), sizeof(int) * 4 * static_cast<size_t>(p.P));
+  h.prepared = const_cast<Prepared*>(&p);
+}
+// True where a is the hot call again, no class event is due and the class
+// has not changed its decision: the class's count advances, and the caller
+// runs library_call on h.on (execute's hot path, without its frame or its
+// stats, left to last_stats).
+inline bool hot_repeat(HotCall& h, const CallArgs& a) {
+  if (!h.prepared || h.generation != generation() || !same_fields(h.args, a) ||
+      !same_spec(h.args, h.spec, h.spec_size, a) || (a.v() && !same_counts(h.counts, h.P, a)))
     return false;
-  ClassState* c = p.cls.get();
-  if (c && (c->since + 1 >= c->next_event || p.class_generation != c->generation)) return false;
-  const AlgorithmInfo& info = *p.chosen.info;  // the class's decision, bound (class_generation)
-  if (a.v() ? info.varying != nullptr : info.uniform != nullptr) return false;
+  ClassState* c = h.cls;
+  if (c && (c->since + 1 >= c->next_event || h.class_generation != c->generation)) return false;
   if (c) ++c->since;
   return true;
 }
@@ -270,11 +318,6 @@ inline bool native_repeat(const CallArgs& a, Prepared& p) {
 inline int library_call(const CallArgs& a, MPI_Comm on) {
   return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
                : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
-}
-inline int native_call(const CallArgs& a, Prepared& p) {
-  ++p.ctx->calls;
-  // Alone on a communicator native runs on the duplicate (native_comm, execute.cpp).
-  return library_call(a, p.P > 1 ? a.comm : p.ctx->comm);
 }
 // The bytes this rank moves in a call (sent and received), by which a
 // class's drift watch scales its expected time.

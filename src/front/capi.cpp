@@ -16,9 +16,13 @@
 namespace a2a::detail {
 namespace {
 
-std::atomic<bool>& agree_flag() {
-  static std::atomic<bool> agree{config().agree};
-  return agree;
+// The error check: the configuration's until set.
+bool agree_mode() {
+  const int mode = call_globals.agree.load(std::memory_order_relaxed);
+  if (__builtin_expect(mode >= 0, 1)) return mode == 1;
+  int unread = -1;
+  call_globals.agree.compare_exchange_strong(unread, config().agree ? 1 : 0);
+  return call_globals.agree.load() == 1;
 }
 
 CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
@@ -76,7 +80,7 @@ inline int explained(int rc) { return __builtin_expect(rc == MPI_SUCCESS, 1) ? r
 // refusals first: a communicator a2a has met is most calls' answer.
 // `min_ranks` is 2 but for the warm-up (A2A_Comm_prepare), on one rank.
 bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
-  if (std::strcmp(a.spec, "auto") != 0 || agree_flag().load(std::memory_order_relaxed)) return false;
+  if (std::strcmp(a.spec, "auto") != 0 || agree_mode()) return false;
   // Types that differ run on bytes (execute.cpp); device buffers go to
   // a2a's device path; alone on a communicator, native runs on the duplicate.
   if (!a.in_place() && a.stype != a.rtype) return false;
@@ -111,22 +115,26 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
 }
 
 // A repeated call (found, no agreement) goes straight to execute, and
-// where it runs the library's own collective straight to it, its stats
-// left for last_stats: the hot path (docs/results.md's call overhead).
+// where it runs the library's own collective straight to it (the hot
+// call), its stats left for last_stats: the hot path (docs/results.md's
+// call overhead).
 int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
-  ts.error.clear();
-  const bool agree = agree_flag().load(std::memory_order_relaxed);
-  Prepared* p = find_prepared(ts, a);
-  if (__builtin_expect(p != nullptr && !agree, 1)) {
-    if (native_repeat(a, *p)) {
-      ts.lazy = p;
-      return explained(native_call(a, *p));
-    }
-    ts.lazy = nullptr;
-    return explained(execute(a, *p, nullptr, ts.stats, ts.error));
+  if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
+  const bool agree = agree_mode();
+  HotCall& hot = ts.hot;
+  if (__builtin_expect(!agree && hot_repeat(hot, a), 1)) {
+    ts.lazy = hot.prepared;
+    return explained(library_call(a, hot.on));
   }
+  hot.prepared = nullptr;
   ts.lazy = nullptr;
+  Prepared* p = find_prepared(ts, a);
+  if (p && !agree) {
+    const int rc = execute(a, *p, nullptr, ts.stats, ts.error);
+    if (rc == MPI_SUCCESS && p->native_decided) remember_native(hot, a, *p);
+    return explained(rc);
+  }
   return explained(run_found(ts, a, p, agree, ts.stats, ts.error));
 }
 
@@ -335,10 +343,10 @@ std::string a2a::tuning_status() {
 
 std::string a2a::last_error_message() { return a2a::detail::thread_state().error; }
 
-void a2a::set_error_check(ErrorCheck mode) { a2a::detail::agree_flag() = mode == ErrorCheck::agree; }
+void a2a::set_error_check(ErrorCheck mode) { a2a::detail::call_globals.agree = mode == ErrorCheck::agree ? 1 : 0; }
 
 a2a::ErrorCheck a2a::error_check() {
-  return a2a::detail::agree_flag().load() ? ErrorCheck::agree : ErrorCheck::local;
+  return a2a::detail::agree_mode() ? ErrorCheck::agree : ErrorCheck::local;
 }
 
 std::string a2a::layout(MPI_Comm comm) {

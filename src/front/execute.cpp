@@ -256,6 +256,7 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     return rc;
   }
   if (bind && p.class_generation != c.generation) {
+    p.native_decided = false;
     p.chosen = c.decision.resolved;
     p.stats.decided_by = c.decision.source;
     name_algorithm(p.stats, p.chosen.canonical);
@@ -278,7 +279,7 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
 }  // namespace
 
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
-  ++p.ctx->calls;
+  ++p.ctx->calls;  // hot calls (capi.cpp) not counted: by then one was
   if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
   if (p.decided) {  // the hot path: a named spec, or the auto class p follows
     begin_stats(st, p);
@@ -286,8 +287,11 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     if (__builtin_expect(c != nullptr, 0) && (++c->since >= c->next_event || p.class_generation != c->generation))
       return class_call(a, p, *c, g, true, st, msg);
     const AlgorithmInfo& info = *p.chosen.info;
-    if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0))
-      return run_native(a, p, st);  // as run_blocks would, without its frame
+    if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
+      const int rc = run_native(a, p, st);  // as run_blocks would, without its frame
+      p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;  // the next identical call: the hot call (capi.cpp)
+      return rc;
+    }
     return run_blocks(a, p, p.chosen, g ? g->hi : -1, st);
   }
   // auto's first call on a communicator runs native without deciding:

@@ -3,7 +3,7 @@
 // a handle stand for a new object, is seen: new data in the same buffers,
 // new counts in the same arrays, a new spec in the same string, a freed
 // communicator or datatype whose handle comes back for another, more call
-// shapes than a thread keeps.
+// shapes than a thread keeps; a repeated native call run from its copy.
 #include <cstring>
 
 #include "front/call.hpp"
@@ -231,4 +231,62 @@ TEST(Prepared, RecycledCallsKeepOnlyWhatTheyShare) {
     }
   }
   MPI_Comm_free(&dup);
+}
+
+// A repeated native call runs the library straight from the thread's copy
+// of its signature (HotCall, front/call.hpp): every change after three
+// identical calls must still be seen, in the counts' arrays, the spec's
+// string, the buffers and the data, and the stats must name native.
+TEST(Prepared, HotNativeCallsSeeEveryChange) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  std::vector<int> s1(6 * P), s2(6 * P), r(6 * P);
+  char spec[32];
+  const char* specs[] = {"native", "spread-out", "native"};
+  int call = 0;
+  for (int round = 0; round < 6; ++round) {
+    std::strcpy(spec, specs[round % 3]);
+    int so = 0, ro = 0;
+    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, some counts zero, changing every other round
+      sc[i] = count_of(rank, i, round / 2);
+      sd[i] = so + 1;
+      so += sc[i] + 1;
+      rc[i] = count_of(i, rank, round / 2);
+      rd[i] = ro + 1;
+      ro += rc[i] + 1;
+    }
+    for (int again = 0; again < 4; ++again, ++call) {
+      std::vector<int>& s = round % 4 == 3 ? s2 : s1;
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, call);
+      std::fill(r.begin(), r.end(), -1);
+      ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                              MPI_COMM_WORLD, spec),
+                MPI_SUCCESS);
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, call);
+      EXPECT_EQ(wrong, 0) << spec << " round " << round << " call " << again;
+      EXPECT_EQ(ran(), specs[round % 3]) << "round " << round << " call " << again;
+    }
+  }
+}
+
+// A rank whose call is the hot one must still join the agreement once the
+// error check is `agree`: here the other ranks' calls are wrong (their
+// blocks differ from rank 0's), and every rank must return the error;
+// rank 0 skipping the agreement would leave the others waiting.
+TEST(Prepared, HotCallsJoinTheAgreement) {
+  int rank;
+  const int P = world(rank);
+  if (P < 2) GTEST_SKIP() << "needs another rank";
+  std::vector<int> s(3 * P, rank), r(3 * P, -1);
+  for (int k = 0; k < 3; ++k)
+    ASSERT_EQ(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
+  a2a::set_error_check(a2a::ErrorCheck::agree);
+  const int recv_count = rank == 0 ? 2 : 3;
+  EXPECT_NE(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), recv_count, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
+  a2a::set_error_check(a2a::ErrorCheck::local);
+  EXPECT_EQ(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
 }
