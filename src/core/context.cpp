@@ -1,6 +1,7 @@
 #include "core/context.hpp"
 
 #include "core/config.hpp"
+#include "core/handle_set.hpp"
 #include "front/call.hpp"
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
@@ -8,7 +9,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <unordered_set>
 #include <mutex>
 #include <cstdio>
 #include <cstdlib>
@@ -301,23 +301,23 @@ int detect_topology(CommContext& ctx) {
 }
 
 // The communicators a2a has met, by handle: those with a context and those
-// whose first call the shim let through (mark_first_use).  Asked without an
+// whose first call the shim let through (claim_first_use).  Asked without an
 // MPI call: the shim's test runs on memory the application's work between
 // calls has evicted, where each MPI call a2a adds costs about a microsecond.
 // A marked communicator has no attribute, so no delete callback: the shim
 // forgets it at MPI_Comm_free (forget_comm).
 std::mutex met_lock;
-std::unordered_set<uint64_t>& met_handles() {
-  static auto* handles = new std::unordered_set<uint64_t>;  // never destroyed: callbacks may run at exit
+HandleSet& met_handles() {
+  static auto* handles = new HandleSet;  // never destroyed: callbacks may run at exit
   return *handles;
 }
 bool met_erase(MPI_Comm comm) {
   std::lock_guard<std::mutex> guard(met_lock);
-  return met_handles().erase(handle_bits(comm)) > 0;
+  return met_handles().erase(handle_bits(comm));
 }
-void met_insert(MPI_Comm comm) {
+bool met_insert(MPI_Comm comm) {
   std::lock_guard<std::mutex> guard(met_lock);
-  met_handles().insert(handle_bits(comm));
+  return met_handles().insert(handle_bits(comm));
 }
 
 std::atomic<unsigned long long> freed{0};
@@ -373,10 +373,14 @@ int make_keyval() {
 bool unmet(MPI_Comm user) {
   if (!mpi_live.load(std::memory_order_relaxed) || user == MPI_COMM_NULL) return false;
   std::lock_guard<std::mutex> guard(met_lock);
-  return met_handles().count(handle_bits(user)) == 0;
+  return !met_handles().contains(handle_bits(user));
 }
 
-void mark_first_use(MPI_Comm user) { met_insert(user); }
+bool claim_first_use(MPI_Comm user) {
+  return mpi_live.load(std::memory_order_relaxed) && user != MPI_COMM_NULL && met_insert(user);
+}
+
+void unclaim_first_use(MPI_Comm user) { met_erase(user); }
 
 void forget_comm(MPI_Comm comm) {
   if (comm != MPI_COMM_NULL && met_erase(comm)) freed.fetch_add(1, std::memory_order_relaxed);
@@ -395,7 +399,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
     return MPI_SUCCESS;
   }
   auto fresh = std::make_unique<CommContext>();
-  fresh->calls = unmet(user) ? 0 : 1;  // 1: the call mark_first_use let through
+  fresh->calls = unmet(user) ? 0 : 1;  // 1: the call claim_first_use let through
   fresh->user = user;
   MPI_Comm_rank(user, &fresh->rank);
   MPI_Comm_size(user, &fresh->size);

@@ -253,10 +253,12 @@ uint64_t handle_bits(Handle h) {
 // True where a2a has not met `user` (no context, no mark) while MPI is
 // initialised.  Local, and no MPI call: a2a's own table of handles.
 bool unmet(MPI_Comm user);
-// Marks an unmet `user`, so that this one call may bypass a2a (the shim's
-// first call under auto, which would run native) and the next makes the
-// context, counting this call.  Local: no MPI call.
-void mark_first_use(MPI_Comm user);
+// unmet(user), and then marked as met, in one step: this one call may
+// bypass a2a (the shim's first call under auto, which would run native) and
+// the next makes the context, counting this call.  Local: no MPI call.
+bool claim_first_use(MPI_Comm user);
+// Takes back a claim whose call does not bypass a2a after all.
+void unclaim_first_use(MPI_Comm user);
 // `comm` is being freed (the shim's MPI_Comm_free): a mark has no delete
 // callback to forget it, and its handle may come back for a new communicator.
 void forget_comm(MPI_Comm comm);

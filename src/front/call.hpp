@@ -129,7 +129,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg);
 // True where the shim may hand this call to the library untouched: auto's
 // first call on a communicator a2a has not met (it would run native and
 // decide nothing, execute.cpp), host buffers, one type, local checks, more
-// than one rank.  It marks the communicator (mark_first_use) and leaves the
+// than one rank.  It marks the communicator (claim_first_use) and leaves the
 // stats of a native first call.  A communicator used once (FFTW makes one
 // per plan) then costs what the library costs; the next call makes the
 // context and decides.
@@ -168,8 +168,16 @@ struct ThreadState {
   // The last call ran the library's own collective on this prepared call
   // (the hot call) and left its stats unwritten: last_stats() writes them
   // when asked.  Null otherwise (every other entry point clears it).
+  // Or first_call_marker(): the shim handed the last call, the first on
+  // its communicator, to the library (first_alltoall_to_library) and left
+  // what its stats need here.
   Prepared* lazy = nullptr;
   std::string error;
+  struct FirstCall {
+    Collective coll = Collective::alltoall;
+    long long blocks = 0, bytes = 0;
+  } first;
+  Prepared* first_call_marker() { return reinterpret_cast<Prepared*>(&first); }  // compared, never read
   HotCall hot;
   // Side by side, a hash of each slot's signature: a lookup reads one or two
   // cache lines, not every prepared call.

@@ -88,29 +88,24 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   if (a.rtype == MPI_DATATYPE_NULL || (a.v() && (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls)))
     return false;
   // No check_comm: an intercommunicator goes to the library either way.
+  if (!claim_first_use(a.comm)) return false;
   int P = 1;
-  if (!unmet(a.comm) || MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < min_ranks) return false;
-  if (gpu::built_with_cuda() &&
-      (gpu::memory_of(a.recvbuf) == gpu::Memory::device ||
-       (!a.in_place() && gpu::memory_of(a.sendbuf) == gpu::Memory::device)))
+  if (MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < min_ranks ||
+      gpu::any_device(a.recvbuf, a.in_place() ? nullptr : a.sendbuf)) {
+    unclaim_first_use(a.comm);
     return false;
-  mark_first_use(a.comm);
+  }
+  // The stats are written when asked (last_stats): this memory is cold.
   ThreadState& ts = thread_state();
-  ts.error.clear();
-  ts.lazy = nullptr;
-  Stats& st = ts.stats;
-  st = Stats{};
-  st.decided_by = kFirstCall;
-  name_algorithm(st, native_of(a.coll).canonical);
-  st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+  if (!ts.error.empty()) ts.error.clear();
+  ts.lazy = ts.first_call_marker();
   int me = 0, type_size = 0;
-  MPI_Comm_rank(a.comm, &me);
+  if (a.v()) MPI_Comm_rank(a.comm, &me);
   MPI_Type_size(a.stype, &type_size);
-  long long elements = 0;
-  for (int i = 0; i < P; ++i)
-    if (i != me) elements += a.v() ? a.scounts[i] : a.scount;
-  st.blocks_sent = a.v() ? 0 : P - 1;
-  st.bytes_sent = elements * type_size;
+  long long elements = a.v() ? 0 : static_cast<long long>(P - 1) * a.scount;
+  if (a.v())
+    for (int i = 0; i < P; ++i) elements += i != me ? a.scounts[i] : 0;
+  ts.first = {a.coll, a.v() ? 0 : P - 1, elements * type_size};
   return true;
 }
 

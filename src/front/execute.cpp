@@ -217,12 +217,20 @@ void begin_stats(Stats& st, const Prepared& p) {
 }
 
 Stats& last_stats(ThreadState& ts) {
-  if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them
-    begin_stats(ts.stats, *p);
-    native_stats(p->args, *p, ts.stats);
-    ts.lazy = nullptr;
+  Stats& st = ts.stats;
+  if (ts.lazy == ts.first_call_marker()) {  // as the shim's first call would have written them
+    st = Stats{};
+    st.decided_by = kFirstCall;
+    name_algorithm(st, native_of(ts.first.coll).canonical);
+    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+    st.blocks_sent = ts.first.blocks;
+    st.bytes_sent = ts.first.bytes;
+  } else if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them
+    begin_stats(st, *p);
+    native_stats(p->args, *p, st);
   }
-  return ts.stats;
+  ts.lazy = nullptr;
+  return st;
 }
 
 const Resolved& native_of(Collective coll) {

@@ -519,6 +519,10 @@ Memory memory_of(const void* p) {
   return type == CU_MEMORYTYPE_DEVICE && !managed ? Memory::device : Memory::host;
 }
 
+bool any_device(const void* a, const void* b) {
+  return driver_loaded() && (memory_of(a) == Memory::device || memory_of(b) == Memory::device);
+}
+
 int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPath path) {
   const int P = call.P();
   std::vector<MPI_Aint> soff(P), roff(P);

@@ -38,6 +38,9 @@ inline int select_local_device(MPI_Comm comm) {
 // programs pay no CUDA start-up here.
 enum class Memory { host, device };
 Memory memory_of(const void* p);
+// Whether a or b (either may be null) is device memory, the driver asked
+// once: the shim's first-call test, on cold memory.
+bool any_device(const void* a, const void* b);
 
 // The cuda-ipc algorithm on device buffers (the API checked that every rank
 // passes device memory and contiguous types).  `path` is what ran: kernel or

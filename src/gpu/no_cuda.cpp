@@ -15,6 +15,7 @@ bool built_with_cuda() { return false; }
 int device_count() { return 0; }
 int select_device(int) { return MPI_ERR_OTHER; }
 Memory memory_of(const void*) { return Memory::host; }
+bool any_device(const void*, const void*) { return false; }
 
 int ipc_alltoall(const UniformCall&, const Params&, schedule::GpuPath) { return MPI_ERR_OTHER; }
 int ipc_alltoallv(const VarCall&, const Params&, schedule::GpuPath, bool) { return MPI_ERR_OTHER; }

@@ -77,19 +77,25 @@ int report(MPI_Comm comm, int rc) {
 // alternates communicators (FFTW's forward and backward plans).  A freed
 // communicator's handle may come back for a new one: the ring starts over
 // once a2a saw one freed.
+// initial-exec: the ring is read from the thread pointer, no call to the
+// loader (a preloaded or linked shim has static TLS; 88 bytes).
 constexpr int kMetRing = 8;
-thread_local MPI_Comm met_ring[kMetRing];
-thread_local int met_next = 0;
-thread_local unsigned long long met_freed = 0;
+struct MetRing {
+  MPI_Comm comms[kMetRing];
+  int next;
+  unsigned long long freed;
+};
+thread_local MetRing met_ring __attribute__((tls_model("initial-exec")));
 bool met(MPI_Comm comm) {
-  if (const unsigned long long freed = a2a::detail::comms_freed(); freed != met_freed) {
-    for (MPI_Comm& c : met_ring) c = MPI_COMM_NULL;
-    met_freed = freed;
+  MetRing& r = met_ring;
+  if (const unsigned long long freed = a2a::detail::comms_freed(); freed != r.freed) {
+    for (MPI_Comm& c : r.comms) c = MPI_COMM_NULL;
+    r.freed = freed;
   }
-  for (MPI_Comm c : met_ring)
+  for (MPI_Comm c : r.comms)
     if (c == comm) return true;
-  met_ring[met_next] = comm;
-  met_next = (met_next + 1) % kMetRing;
+  r.comms[r.next] = comm;
+  r.next = (r.next + 1) % kMetRing;
   return false;
 }
 
