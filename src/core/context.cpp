@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <atomic>
 #include <mutex>
+#include <numeric>
 #include <cstdio>
 #include <cstdlib>
 
@@ -241,7 +242,16 @@ int detect_topology(CommContext& ctx) {
   process_tuning(nullptr, &print);
   const long long my_print = static_cast<long long>(print >> 1);
   std::vector<int> in_world;
-  if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) return rc;
+  // World's ranks in world's order (a duplicate of world, as libraries make
+  // one per plan): one local compare instead of the groups' translation.
+  int same = MPI_UNEQUAL;
+  if (ctx.size == world_size && MPI_Comm_compare(ctx.user, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
+      (same == MPI_IDENT || same == MPI_CONGRUENT)) {
+    in_world.resize(static_cast<size_t>(ctx.size));
+    std::iota(in_world.begin(), in_world.end(), 0);
+  } else if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) {
+    return rc;
+  }
   const bool single = threads != MPI_THREAD_MULTIPLE;
   const bool all_in_world = std::none_of(in_world.begin(), in_world.end(), [](int w) { return w == MPI_UNDEFINED; });
   // World's members (ranks of a group are distinct), and in world's order.

@@ -251,7 +251,8 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
 
 // The communicator's context (collective: its layout), the machine's costs
 // for auto (collective, measured on a duplicate freed at once), shm's
-// segment, auto's alltoallv class priced by the model, then a
+// segment, auto's alltoallv class and (for up to a millisecond) its
+// alltoall classes priced by the model, then a
 // byte-per-peer alltoall and alltoallv prepared and dropped, never run:
 // the call path's code, the spec's resolution, the tuning file and (CUDA
 // builds) the driver's pointer queries are warm before the first real
@@ -307,6 +308,10 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
     ts.lazy = nullptr;
     ts.error = error;
   });
+  // Alltoall's classes priced ahead, for a millisecond at most: a program
+  // that makes a communicator per plan (FFTW) meets each class's first
+  // call with its pricing done.
+  price_alltoall_classes(*ctx, 1e-3);
   return MPI_SUCCESS;
 }
 

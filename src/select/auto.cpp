@@ -449,6 +449,16 @@ int auto_class(CommContext& ctx, Collective coll, long long mean, long long max_
   return MPI_SUCCESS;
 }
 
+void price_alltoall_classes(CommContext& ctx, double seconds) {
+  MachineModel m;
+  std::string error;
+  if (machine_model(ctx, m, error) != MPI_SUCCESS) return;  // measured already, or nothing priced
+  const double until = MPI_Wtime() + seconds;
+  std::shared_ptr<ClassState> c;
+  for (long long bytes = 1; bytes <= (8LL << 20) && MPI_Wtime() < until; bytes *= 2)
+    if (auto_class(ctx, Collective::alltoall, bytes, bytes, c, error) != MPI_SUCCESS) return;
+}
+
 int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, std::shared_ptr<ClassState>& out,
                       std::string& error) {
   AutoState& a = auto_state(ctx);

@@ -122,6 +122,14 @@ struct AutoState {
 int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::string& error);
 bool same_messages_family(const std::string& spec);
 
+// Prices alltoall's classes of every power-of-two block size up to 8 MiB,
+// smallest first, until `seconds` have passed: a program that makes a
+// communicator per plan (FFTW) then meets its class priced instead of
+// pricing it inside a call on cold code (10-25 us at P = 2 here, against
+// 2-5 us warm).  Local once the machine is measured (the model is pure), so
+// ranks may stop at different classes.
+void price_alltoall_classes(CommContext& ctx, double seconds);
+
 // The class of a call with these global sizes (made on its first call:
 // collective where the model needs measuring).
 int auto_class(CommContext& ctx, Collective coll, long long mean_bytes, long long max_bytes,

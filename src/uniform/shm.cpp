@@ -58,6 +58,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <numeric>
 #include <mutex>
 #include <string>
 #include <type_traits>
@@ -214,37 +215,45 @@ int make_state(CommContext& ctx, std::shared_ptr<ShmState>& out) {
   return MPI_SUCCESS;
 }
 
-// The state on first use on ctx (collective): the one kept for its group
-// where every rank has it, else a new one, kept where every rank can keep it.
+// The state on first use on ctx (collective unless kept): the one kept for
+// its group where every rank has it, else a new one, kept where every rank
+// can keep it.  A group is kept only by every one of its ranks at once (the
+// allreduce below) and never dropped before MPI_Finalize, so a rank that
+// finds its group kept knows every other rank of it does: no allreduce then
+// (a communicator per FFTW plan, over world's ranks, costs no MPI call here).
 int state_of(CommContext& ctx, ShmState*& out) {
   if (!ctx.shm_state) {
 #ifdef A2A_SMPI
     if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
 #else
     std::vector<int> group;  // the key: world ranks in ctx's order (none outside world)
-    if (const int rc = world_ranks(ctx.user, ctx.size, group)) return rc;
+    if (ctx.world_order) {   // detect_topology knew (below MPI_THREAD_MULTIPLE)
+      group.resize(static_cast<size_t>(ctx.size));
+      std::iota(group.begin(), group.end(), 0);
+    } else if (const int rc = world_ranks(ctx.user, ctx.size, group)) {
+      return rc;
+    }
     if (std::find(group.begin(), group.end(), MPI_UNDEFINED) != group.end()) group.clear();
     int provided = MPI_THREAD_SINGLE;
     MPI_Query_thread(&provided);
     std::shared_ptr<ShmState> found;
-    int have = 0;  // 2: kept here, 1: can be kept, 0: cannot
+    int can_keep = 0;
     if (!group.empty() && provided < MPI_THREAD_MULTIPLE) {
       std::lock_guard<std::mutex> guard(kept().lock);
       for (const auto& [g, state] : kept().groups)
         if (g == group) found = state;
-      have = found ? 2 : kept().groups.size() < kKeptGroups ? 1 : 0;
+      can_keep = kept().groups.size() < kKeptGroups ? 1 : 0;
     }
-    int least_most[2] = {have, -have};
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, least_most, 2, MPI_INT, MPI_MIN, ctx.user)) return rc;
-    const bool alike = least_most[0] == -least_most[1];
-    if (alike && have == 2) {
+    if (found) {
       ctx.shm_state = found;
-    } else {
-      if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
-      if (alike && have == 1 && ctx.shm_state->usable) {
-        std::lock_guard<std::mutex> guard(kept().lock);
-        kept().groups.emplace_back(group, ctx.shm_state);
-      }
+      out = found.get();
+      return MPI_SUCCESS;
+    }
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &can_keep, 1, MPI_INT, MPI_MIN, ctx.user)) return rc;
+    if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
+    if (can_keep && ctx.shm_state->usable) {
+      std::lock_guard<std::mutex> guard(kept().lock);
+      kept().groups.emplace_back(group, ctx.shm_state);
     }
 #endif
   }
