@@ -58,7 +58,7 @@ int A2A_Plan_free(A2A_Plan *plan);
  * freed at once; once per job for communicators of MPI_COMM_WORLD's ranks),
  * makes shm's segment where all its ranks share a node (kept for every
  * communicator over the same ranks), prices auto's alltoallv candidates
- * and warms the call path (nothing moves on comm, nothing is decided; once
+ * and its alltoall classes (for up to a millisecond) and warms the call path (nothing moves on comm, nothing is decided; once
  * per process one byte goes from this rank to itself over MPI_COMM_SELF),
  * so that the first all-to-all on it does not pay a2a's one-time set-up.  The last call's
  * stats and error message stay.  Optional; the PMPI shim calls it on
