@@ -168,6 +168,16 @@ void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
   c.size_check = size_check_every(agreement, call_seconds);
 }
 
+// An every-size class takes the winner k of a size class: its time and
+// bytes for the drift watch, its sizes for moves, its agreed time for the
+// agreements' pace.
+void take_winner(CommContext& ctx, ClassState& c, const ClassState::Kept& k) {
+  c.decision = k.decision;
+  c.drift.reset(k.seconds, k.bytes);
+  c.drift.watch_sizes(k.lo, k.hi);
+  pace_size_checks(ctx, c, k.agreed);
+}
+
 // A class of the given candidates (specs; the first the pick), decided at
 // once where there is one, else in trial.  Collective where a knob needs
 // the model measured.
@@ -524,14 +534,11 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   }
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
-  c.drift.reset(mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)]);
-  if (c.every_size) {  // from agreed values: every rank agrees at the same calls
-    c.drift.watch_sizes(c.trial_lo, c.trial_hi);
-    const double agreed = t[static_cast<size_t>(win)];
-    pace_size_checks(ctx, c, agreed);
-    c.by_size[tried_size] = {c.decision, mine[static_cast<size_t>(win)], c.trial_bytes[static_cast<size_t>(win)],
-                             c.trial_lo, c.trial_hi, agreed};
-  }
+  const size_t w = static_cast<size_t>(win);
+  if (c.every_size)  // from agreed values: every rank agrees at the same calls
+    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], c.trial_bytes[w], c.trial_lo, c.trial_hi, t[w]});
+  else
+    c.drift.reset(mine[w], c.trial_bytes[w]);
   tell_trial(ctx, c, t, win, "(measured)");
   ++c.trials;
   if (c.confirming) {  // the full list again, for a trial after drift
@@ -581,11 +588,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
   if (flagged & 2) {  // to a size class tried before: its winner, untried (a drift then was of the old sizes)
     const long long now = size_class(std::llround(agreed[2] / ctx.size));
     if (const auto it = c.by_size.find(now); it != c.by_size.end()) {
-      const ClassState::Kept& k = it->second;
-      c.decision = k.decision;
-      c.drift.reset(k.seconds, k.bytes);
-      c.drift.watch_sizes(k.lo, k.hi);
-      pace_size_checks(ctx, c, k.agreed);
+      take_winner(ctx, c, it->second);
       ++c.generation;
       start_watch(c);
       if (config().verbose && ctx.rank == 0)

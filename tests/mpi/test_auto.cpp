@@ -171,6 +171,24 @@ Ran decided_alltoall(MPI_Comm comm, int n, int most, int& calls, std::vector<std
   return r;
 }
 
+// Calls `call` (one collective call, what it ran) until one is not a
+// trial, at most twice a trial's calls of three candidates: that call.
+template <class Call>
+Ran past_trial(Call&& call) {
+  Ran r;
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
+    if ((r = call()).by != "trial") break;
+  return r;
+}
+
+// Which of `calls` calls of `call` first ran a trial (from 0), or -1.
+template <class Call>
+int first_trial(Call&& call, int calls) {
+  for (int k = 0; k < calls; ++k)
+    if (call().by == "trial") return k;
+  return -1;
+}
+
 bool is_model(const std::string& by) { return by == "model" || by == "trial" || by == "measured"; }
 
 class Auto : public ::testing::Test {
@@ -356,9 +374,8 @@ TEST_F(Auto, DriftRunsTheTrialAgain) {
   int calls = 0;
   const Ran first = decided_alltoall(comm, 5, 2 * a2a::detail::most_trial_calls(3), calls);
   if (first.by != "measured") GTEST_SKIP() << "the model left one candidate here: nothing to try again";
-  int again_at = -1;
-  for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
-    if (alltoall_auto(comm, 5).by == "trial") again_at = k;
+  const int again_at =
+      first_trial([&] { return alltoall_auto(comm, 5); }, 3 * static_cast<int>(a2a::detail::kFirstCheck));
   EXPECT_GE(again_at, static_cast<int>(a2a::detail::kFirstCheck) - 1) << "not before the first agreement";
   EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
   const Ran after = decided_alltoall(comm, 5, 2 * a2a::detail::most_trial_calls(3), calls);
@@ -388,10 +405,7 @@ Ran every_size_class_tried(MPI_Comm& comm) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
   alltoallv_auto(comm, 1);  // the communicator's first call
-  Ran first;
-  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
-    if ((first = alltoallv_auto(comm, 2)).by != "trial") break;
-  return first;
+  return past_trial([&] { return alltoallv_auto(comm, 2); });
 }
 
 // The class of every alltoallv size was tried at its first calls' sizes;
@@ -407,15 +421,11 @@ TEST_F(Auto, EverySizeClassTriesAgainWhereSizesMove) {
   MPI_Comm comm;
   const Ran first = every_size_class_tried(comm);
   if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
-  int again_at = -1;
-  for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck) && again_at < 0; ++k)
-    if (alltoallv_auto(comm, 200).by == "trial") again_at = k;
+  const auto moved = [&] { return alltoallv_auto(comm, 200); };
+  const int again_at = first_trial(moved, 3 * static_cast<int>(a2a::detail::kFirstCheck));
   EXPECT_GE(again_at, 0) << "sizes moved 100x, no trial again";
   EXPECT_LE(again_at, static_cast<int>(a2a::detail::kFirstCheck + a2a::detail::kSampleEvery));
-  Ran after;
-  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k)
-    if ((after = alltoallv_auto(comm, 200)).by != "trial") break;
-  EXPECT_EQ(after.by, "measured");
+  EXPECT_EQ(past_trial(moved).by, "measured");
   // Back to the first sizes: their winner is kept, so no trial (a drift
   // check, the only other way to one, comes no sooner than kFirstCheck
   // calls after the switch, and smaller calls never look slow).
@@ -451,7 +461,7 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
     for (int k = 0; k < step; ++k) trials += (last = alltoallv_auto(comm, n)).by == "trial";
     EXPECT_GT(trials, 0) << "no trial at " << n << " (4x the last step's bytes)";
     // A drift check may have started another trial here at the end (a loaded machine): finished at n.
-    for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3) && last.by == "trial"; ++k) last = alltoallv_auto(comm, n);
+    if (last.by == "trial") last = past_trial([&] { return alltoallv_auto(comm, n); });
     EXPECT_EQ(last.by, "measured") << n;
   }
   for (int n : {32, 8, 2})  // kFirstCheck calls: no drift check after the switch
