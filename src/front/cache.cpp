@@ -111,8 +111,9 @@ Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen) {
 }
 
 std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts) {
-  ts.hot.prepared = nullptr;  // it may be the one recycled (a nested call's, device.cpp)
   std::unique_ptr<Prepared> p = std::move(ts.slot[kPreparedSlots - 1]);
+  for (HotCall* h : {&ts.hot, &ts.hot_v})  // it may be the one recycled (a nested call's, device.cpp)
+    if (h->prepared == p.get()) h->prepared = nullptr;
   ts.key[kPreparedSlots - 1] = 0;
   return p ? std::move(p) : std::make_unique<Prepared>();
 }

@@ -159,6 +159,12 @@ struct HotCall {
   unsigned spec_size = 0;
   char spec[24] = {};
   int counts[4 * kHotRanks] = {};
+  // alltoallv, for a call whose counts alone are new (hot_new_counts): this
+  // rank, the types' layout, and the bytes the last call sent to others
+  // (its stats', where they are not the prepared call's).
+  int rank = 0;
+  long long bytes_sent = 0;
+  TypeInfo sti, rti;
 };
 
 // The calling thread's last stats and error message, and its prepared
@@ -178,12 +184,18 @@ struct ThreadState {
     long long blocks = 0, bytes = 0;
   } first;
   Prepared* first_call_marker() { return reinterpret_cast<Prepared*>(&first); }  // compared, never read
-  HotCall hot;
+  HotCall hot;  // alltoall's; alltoallv's (hot_v) below
+  HotCall& hot_of(Collective c) { return c == Collective::alltoall ? hot : hot_v; }
   // Side by side, a hash of each slot's signature: a lookup reads one or two
   // cache lines, not every prepared call.
   uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
   Stats stats;
+  // One hot call per collective: programs that exchange counts by alltoall
+  // before each alltoallv alternate the two.  Last, so that alltoall's
+  // lines stay where they were (at P = 2 a hot alltoall cost 0.01-0.05 us
+  // more with both side by side at the top).
+  HotCall hot_v;
 };
 ThreadState& make_thread_state();
 // initial-exec: one load from the thread pointer, no call (the pointer is all
@@ -218,11 +230,16 @@ uint64_t signature_hash(const CallArgs& a, uint64_t generation);
 // go away); false when the MPI library cannot, so the call is not cached.
 bool watch_datatype(MPI_Datatype type);
 
-// A signature's fields but the spec and alltoallv's arrays' contents.
-inline bool same_fields(const CallArgs& k, const CallArgs& a) {
-  return k.comm == a.comm && k.coll == a.coll && k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf &&
-         k.stype == a.stype && k.rtype == a.rtype && k.scount == a.scount && k.rcount == a.rcount;
+// A signature's fields but the buffers, the spec and alltoallv's arrays' contents.
+inline bool same_shape(const CallArgs& k, const CallArgs& a) {
+  return k.comm == a.comm && k.coll == a.coll && k.stype == a.stype && k.rtype == a.rtype && k.scount == a.scount &&
+         k.rcount == a.rcount;
 }
+inline bool same_buffers(const CallArgs& k, const CallArgs& a) {
+  return k.sendbuf == a.sendbuf && k.recvbuf == a.recvbuf;
+}
+// A signature's fields but the spec and alltoallv's arrays' contents.
+inline bool same_fields(const CallArgs& k, const CallArgs& a) { return same_shape(k, a) && same_buffers(k, a); }
 // Specs are a few characters: compared inline, no library call, the kept
 // one's length known (a shorter given one differs at its terminator, so
 // nothing past it is read); a2a's own default by its pointer.
@@ -289,6 +306,10 @@ int decide(Prepared& p, const Global* g, bool fixed_sizes, std::string& msg);
 void begin_stats(Stats& st, const Prepared& p);
 // Native's stats (the library's schedule hidden: -1).
 void native_stats(const CallArgs& a, const Prepared& p, Stats& st);
+// The bytes this rank sends to the others in a call of p.
+inline long long native_bytes_sent(const Prepared& p) {
+  return p.args.v() ? p.sent - p.sbytes[p.rank] : (p.P - 1) * p.bs;
+}
 // The thread's last stats, written now where the last call left them
 // (ThreadState::lazy).
 Stats& last_stats(ThreadState& ts);
@@ -306,19 +327,40 @@ inline void remember_native(HotCall& h, const CallArgs& a, const Prepared& p) {
   h.P = p.P;
   h.spec_size = static_cast<unsigned>(p.spec.size());
   std::memcpy(h.spec, p.spec.c_str(), p.spec.size() + 1);
-  if (a.v()) std::memcpy(h.counts, p.counts.data(), sizeof(int) * 4 * static_cast<size_t>(p.P));
+  if (a.v()) {
+    std::memcpy(h.counts, p.counts.data(), sizeof(int) * 4 * static_cast<size_t>(p.P));
+    h.rank = p.rank;
+    h.bytes_sent = native_bytes_sent(p);
+    h.sti = p.sti;
+    h.rti = p.rti;
+  }
   h.prepared = const_cast<Prepared*>(&p);
 }
+// An alltoallv with the hot call's signature but new counts or buffers:
+// true where they pass prepare's checks for certain (counts not negative,
+// this rank's block as long on both sides, host buffers given, MPI_IN_PLACE
+// as before, and for gap-free types the receive blocks in address order
+// and apart and the send blocks apart from their range); h then holds
+// them.  False sends the call the full way, which checks and reports.  A
+// program whose counts change every call (a graph shuffle, its buffers
+// resized) then reaches the library without preparing each call.
+bool hot_new_blocks(HotCall& h, const CallArgs& a);
 // True where a is the hot call again, no class event is due and the class
 // has not changed its decision: the class's count advances, and the caller
 // runs library_call on h.on (execute's hot path, without its frame or its
 // stats, left to last_stats).
 inline bool hot_repeat(HotCall& h, const CallArgs& a) {
-  if (!h.prepared || h.generation != generation() || !same_fields(h.args, a) ||
-      !same_spec(h.args, h.spec, h.spec_size, a) || (a.v() && !same_counts(h.counts, h.P, a)))
+  if (!h.prepared || h.generation != generation() || !same_shape(h.args, a) ||
+      !same_spec(h.args, h.spec, h.spec_size, a))
     return false;
   ClassState* c = h.cls;
   if (c && (c->since + 1 >= c->next_event || h.class_generation != c->generation)) return false;
+  if (!a.v()) {
+    if (!same_buffers(h.args, a)) return false;
+  } else if (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls ||
+             ((!same_buffers(h.args, a) || !same_counts(h.counts, h.P, a)) && !hot_new_blocks(h, a))) {
+    return false;
+  }
   if (c) ++c->since;
   return true;
 }

@@ -117,7 +117,7 @@ int call(const CallArgs& a) {
   ThreadState& ts = thread_state();
   if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
   const bool agree = agree_mode();
-  HotCall& hot = ts.hot;
+  HotCall& hot = ts.hot_of(a.coll);
   if (__builtin_expect(!agree && hot_repeat(hot, a), 1)) {
     ts.lazy = hot.prepared;
     return explained(library_call(a, hot.on));
@@ -130,7 +130,13 @@ int call(const CallArgs& a) {
     if (rc == MPI_SUCCESS && p->native_decided) remember_native(hot, a, *p);
     return explained(rc);
   }
-  return explained(run_found(ts, a, p, agree, ts.stats, ts.error));
+  const int rc = run_found(ts, a, p, agree, ts.stats, ts.error);
+  // A call prepared now (kept first) is the hot call too: the next call
+  // may differ in its counts alone (hot_new_counts).
+  if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && ts.slot[0]->native_decided &&
+      matches(*ts.slot[0], a, generation()))
+    remember_native(hot, a, *ts.slot[0]);
+  return explained(rc);
 }
 
 }  // namespace

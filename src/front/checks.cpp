@@ -4,6 +4,9 @@
 // here but the communicator's first use (get_context).
 #include <algorithm>
 #include <atomic>
+#include <climits>
+#include <cstdint>
+#include <utility>
 
 #include "core/regions.hpp"
 #include "front/call.hpp"
@@ -181,6 +184,54 @@ int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg, bool hos
 }
 
 }  // namespace
+
+bool hot_new_blocks(HotCall& h, const CallArgs& a) {
+  const int P = h.P, me = h.rank;
+  if (!a.sendbuf || !a.recvbuf || a.in_place() != h.args.in_place()) return false;
+  const bool new_buffers = !same_buffers(h.args, a);
+  if (new_buffers && gpu::any_device(a.recvbuf, a.in_place() ? nullptr : a.sendbuf)) return false;
+  const TypeInfo &s = h.sti, &r = h.rti;
+  bool s_gap = s.size == s.true_extent, r_gap = r.size == r.true_extent;
+  long long sent = 0;
+  for (int i = 0; i < P; ++i) {
+    const int sc = a.scounts[i], rc = a.rcounts[i];
+    if (sc < 0 || rc < 0) return false;
+    sent += i != me ? sc * static_cast<long long>(s.size) : 0;
+    s_gap = s_gap && (sc <= 1 || s.extent == s.size);  // gap_free
+    r_gap = r_gap && (rc <= 1 || r.extent == r.size);
+  }
+  if (a.scounts[me] * static_cast<long long>(s.size) != a.rcounts[me] * static_cast<long long>(r.size)) return false;
+  if (s_gap && r_gap) {  // check_aliasing's question, answered for the common layout only
+    const auto span = [](const void* buf, const TypeInfo& t, const int* counts, const int* displs, int i) {
+      const long long lo = reinterpret_cast<intptr_t>(buf) + t.true_lb + static_cast<long long>(displs[i]) * t.extent;
+      return std::pair<long long, long long>{lo, lo + counts[i] * static_cast<long long>(t.size)};
+    };
+    long long rlo = LLONG_MAX, rhi = LLONG_MIN;
+    for (int i = 0; i < P; ++i) {
+      if (a.rcounts[i] == 0) continue;
+      const auto [lo, hi] = span(a.recvbuf, r, a.rcounts, a.rdispls, i);
+      if (lo < rhi) return false;  // before the last block's end: out of order, or overlapping
+      rlo = std::min(rlo, lo);
+      rhi = hi;
+    }
+    if (!a.in_place())
+      for (int i = 0; i < P; ++i) {
+        if (a.scounts[i] == 0) continue;
+        const auto [lo, hi] = span(a.sendbuf, s, a.scounts, a.sdispls, i);
+        if (lo < rhi && rlo < hi) return false;
+      }
+  }
+  std::copy(a.scounts, a.scounts + P, h.counts);
+  std::copy(a.sdispls, a.sdispls + P, h.counts + P);
+  std::copy(a.rcounts, a.rcounts + P, h.counts + 2 * P);
+  std::copy(a.rdispls, a.rdispls + P, h.counts + 3 * P);
+  h.bytes_sent = sent;
+  if (new_buffers) {
+    h.args.sendbuf = a.sendbuf;
+    h.args.recvbuf = a.recvbuf;
+  }
+  return true;
+}
 
 int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) {
   // The object may hold an earlier signature (run_call recycles the least

@@ -52,7 +52,7 @@ int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
 void native_stats(const CallArgs& a, const Prepared& p, Stats& st) {
   st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
   st.blocks_sent = a.v() ? st.blocks_sent : p.P - 1;
-  st.bytes_sent = a.v() ? p.sent - p.sbytes[p.rank] : (p.P - 1) * p.bs;
+  st.bytes_sent = native_bytes_sent(p);
 }
 
 namespace {
@@ -228,6 +228,7 @@ Stats& last_stats(ThreadState& ts) {
   } else if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them
     begin_stats(st, *p);
     native_stats(p->args, *p, st);
+    if (p->args.v()) st.bytes_sent = ts.hot_of(p->args.coll).bytes_sent;  // the counts may be newer than p's (hot_new_counts)
   }
   ts.lazy = nullptr;
   return st;

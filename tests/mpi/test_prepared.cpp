@@ -4,6 +4,7 @@
 // new counts in the same arrays, a new spec in the same string, a freed
 // communicator or datatype whose handle comes back for another, more call
 // shapes than a thread keeps; a repeated native call run from its copy.
+#include <algorithm>
 #include <cstring>
 
 #include "front/call.hpp"
@@ -289,4 +290,103 @@ TEST(Prepared, HotCallsJoinTheAgreement) {
   EXPECT_NE(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), recv_count, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
   a2a::set_error_check(a2a::ErrorCheck::local);
   EXPECT_EQ(A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
+}
+
+// An alltoallv whose counts and buffers change every call (a graph shuffle
+// after its count exchange) reaches the library from its hot copy
+// (hot_new_blocks): each call's data and stats are its own; displacements
+// out of address order and in-place calls go the full way; arguments the
+// full path rejects are rejected the same (every rank alike, so none waits).
+TEST(Prepared, HotNativeCallsWithNewCountsAndBuffers) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> s[2], r[2], sc(P), sd(P), rc(P), rd(P), mine(P), theirs(P);
+  for (const char* spec : {"native", "auto"}) {
+    for (int call = 0; call < 60; ++call) {
+      for (int d = 0; d < P; ++d) mine[d] = count_of(rank, d, call) * (1 + call % 3);
+      ASSERT_EQ(A2A_Alltoall(mine.data(), 1, MPI_INT, theirs.data(), 1, MPI_INT, MPI_COMM_WORLD, "auto"), MPI_SUCCESS);
+      const bool reversed = call % 11 == 5;  // blocks laid out from the last rank down
+      int so = 0, ro = 0;
+      for (int k = 0; k < P; ++k) {
+        const int i = reversed ? P - 1 - k : k;
+        sc[i] = mine[i];
+        sd[i] = so + call % 2;  // a gap every other call
+        so = sd[i] + sc[i];
+        rc[i] = theirs[i];
+        rd[i] = ro + 1;
+        ro = rd[i] + rc[i];
+      }
+      const int b = call / 7 % 2;  // the buffers move every 7 calls, and grow
+      s[b].resize(std::max<size_t>(s[b].size(), so + call));
+      r[b].resize(std::max<size_t>(r[b].size(), ro + call));
+      long long bytes = 0;
+      for (int d = 0; d < P; ++d) {
+        for (int j = 0; j < sc[d]; ++j) s[b][sd[d] + j] = value(rank, d, j, call);
+        bytes += d != rank ? sc[d] * static_cast<long long>(sizeof(int)) : 0;
+      }
+      std::fill(r[b].begin(), r[b].end(), -1);
+      ASSERT_EQ(A2A_Alltoallv(s[b].data(), sc.data(), sd.data(), MPI_INT, r[b].data(), rc.data(), rd.data(), MPI_INT,
+                              MPI_COMM_WORLD, spec),
+                MPI_SUCCESS);
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < rc[src]; ++j) wrong += r[b][rd[src] + j] != value(src, rank, j, call);
+      EXPECT_EQ(wrong, 0) << spec << " call " << call;
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      if (std::string(st.algorithm) == "native") {
+        EXPECT_EQ(st.bytes_sent, bytes) << spec << " call " << call;
+      }
+    }
+    // In place, then back: the send side is the receive side's.
+    std::vector<int> in(2 * P);
+    std::vector<int> ones(P, 2), at(P);
+    for (int i = 0; i < P; ++i) {
+      at[i] = 2 * i;
+      in[2 * i] = encode(rank, i, 0);
+      in[2 * i + 1] = encode(rank, i, 1);
+    }
+    ASSERT_EQ(A2A_Alltoallv(MPI_IN_PLACE, nullptr, nullptr, MPI_DATATYPE_NULL, in.data(), ones.data(), at.data(),
+                            MPI_INT, MPI_COMM_WORLD, spec),
+              MPI_SUCCESS);
+    for (int i = 0; i < P; ++i) EXPECT_EQ(in[2 * i + 1], encode(i, rank, 1)) << spec;
+    // What the full path rejects, on every rank, each right after a valid
+    // call (so that it is the hot call's): a negative count, receive blocks
+    // that overlap, a block to itself of two sizes.
+    s[0].assign(P, rank);
+    r[0].assign(P + 1, -1);
+    const auto run = [&] {
+      return A2A_Alltoallv(s[0].data(), sc.data(), sd.data(), MPI_INT, r[0].data(), rc.data(), rd.data(), MPI_INT,
+                           MPI_COMM_WORLD, spec);
+    };
+    const auto valid = [&](int n) {  // n elements a block: new counts each time
+      for (int i = 0; i < P; ++i) {
+        sc[i] = rc[i] = n;
+        sd[i] = rd[i] = i;
+      }
+      return run();
+    };
+    ASSERT_EQ(valid(0), MPI_SUCCESS);
+    ASSERT_EQ(valid(1), MPI_SUCCESS);
+    sc[0] = -1;
+    EXPECT_EQ(run(), MPI_ERR_COUNT) << spec;
+    if (P > 1) {
+      ASSERT_EQ(valid(0), MPI_SUCCESS);
+      ASSERT_EQ(valid(1), MPI_SUCCESS);
+      rd[P - 1] = rd[P - 2];
+      EXPECT_EQ(run(), MPI_ERR_BUFFER) << spec;
+    }
+    ASSERT_EQ(valid(0), MPI_SUCCESS);
+    ASSERT_EQ(valid(1), MPI_SUCCESS);
+    EXPECT_EQ(A2A_Alltoallv(r[0].data(), sc.data(), sd.data(), MPI_INT, r[0].data(), rc.data(), rd.data(), MPI_INT,
+                            MPI_COMM_WORLD, spec),
+              MPI_ERR_BUFFER)
+        << spec << ": sent from the receive buffer";
+    ASSERT_EQ(valid(0), MPI_SUCCESS);
+    ASSERT_EQ(valid(1), MPI_SUCCESS);
+    rc[rank] = 0;
+    EXPECT_EQ(run(), MPI_ERR_TRUNCATE) << spec;
+    ASSERT_EQ(valid(1), MPI_SUCCESS);
+    for (int i = 0; i < P; ++i) EXPECT_EQ(r[0][i], i) << spec;
+  }
 }
