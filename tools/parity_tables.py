@@ -126,7 +126,7 @@ def auto_vs_best(d):
 
 def apps(d):
     out = ["**Applications** (`scripts/parity.sh apps`): all-to-all seconds, auto over native. a2a-fft and "
-           "a2a-closure: `--compare native --compare auto --repeat 9`, medians of interleaved runs, the maximum "
+           "a2a-closure: `--compare native --compare auto`, medians of interleaved runs (a2a-fft `--repeat 31`, a2a-closure `--repeat 51`), the maximum "
            "over ranks. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
            "shim (`A2A_ALLTOALL(V)` unset: auto) against the MPI library alone (preloaded `mpi_timer`, the same "
            "timer), rank 0's time in MPI_Alltoall(v), medians of alternating runs (hpcc 7, FFTW 41; fftw-x20: the "
