@@ -16,6 +16,7 @@
 #pragma once
 #include <mpi.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -159,7 +160,7 @@ struct HotCall {
   unsigned spec_size = 0;
   char spec[24] = {};
   int counts[4 * kHotRanks] = {};
-  // alltoallv, for a call whose counts alone are new (hot_new_counts): this
+  // alltoallv, for a call whose counts or buffers alone are new (hot_new_blocks): this
   // rank, the types' layout, and the bytes the last call sent to others
   // (its stats', where they are not the prepared call's).
   int rank = 0;
@@ -248,6 +249,13 @@ inline bool same_spec(const CallArgs& k, const char* kept, size_t n, const CallA
   for (size_t i = 0; i < n; ++i)
     if (kept[i] != a.spec[i]) return false;
   return a.spec[n] == '\0';
+}
+// alltoallv's four arrays copied into c (scounts, sdispls, rcounts, rdispls).
+inline void store_counts(int* c, int P, const CallArgs& a) {
+  std::copy(a.scounts, a.scounts + P, c);
+  std::copy(a.sdispls, a.sdispls + P, c + P);
+  std::copy(a.rcounts, a.rcounts + P, c + 2 * P);
+  std::copy(a.rdispls, a.rdispls + P, c + 3 * P);
 }
 // alltoallv's four arrays against c (scounts, sdispls, rcounts, rdispls).
 inline bool same_counts(const int* c, int P, const CallArgs& a) {

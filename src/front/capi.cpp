@@ -132,7 +132,7 @@ int call(const CallArgs& a) {
   }
   const int rc = run_found(ts, a, p, agree, ts.stats, ts.error);
   // A call prepared now (kept first) is the hot call too: the next call
-  // may differ in its counts alone (hot_new_counts).
+  // may differ in its counts or buffers alone (hot_new_blocks).
   if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && ts.slot[0]->native_decided &&
       matches(*ts.slot[0], a, generation()))
     remember_native(hot, a, *ts.slot[0]);

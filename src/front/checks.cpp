@@ -128,10 +128,7 @@ int prepare_alltoallv(const CallArgs& a, Prepared& p, std::string& msg, bool hos
   if (!a.rcounts || !a.rdispls || !a.scounts || !a.sdispls) return MPI_ERR_ARG;
   if (const int rc = describe_types(a, p)) return rc;
   p.counts.resize(4 * static_cast<size_t>(P));  // capacity kept across recycled signatures
-  std::copy(a.scounts, a.scounts + P, p.counts.begin());
-  std::copy(a.sdispls, a.sdispls + P, p.counts.begin() + P);
-  std::copy(a.rcounts, a.rcounts + P, p.counts.begin() + 2 * P);
-  std::copy(a.rdispls, a.rdispls + P, p.counts.begin() + 3 * P);
+  store_counts(p.counts.data(), P, a);
   p.sbytes.assign(P, 0);
   p.rbytes.assign(P, 0);
   for (int i = 0; i < P; ++i) {
@@ -191,14 +188,14 @@ bool hot_new_blocks(HotCall& h, const CallArgs& a) {
   const bool new_buffers = !same_buffers(h.args, a);
   if (new_buffers && gpu::any_device(a.recvbuf, a.in_place() ? nullptr : a.sendbuf)) return false;
   const TypeInfo &s = h.sti, &r = h.rti;
-  bool s_gap = s.size == s.true_extent, r_gap = r.size == r.true_extent;
+  bool s_gap = true, r_gap = true;  // gap_free, in the same pass
   long long sent = 0;
   for (int i = 0; i < P; ++i) {
     const int sc = a.scounts[i], rc = a.rcounts[i];
     if (sc < 0 || rc < 0) return false;
     sent += i != me ? sc * static_cast<long long>(s.size) : 0;
-    s_gap = s_gap && (sc <= 1 || s.extent == s.size);  // gap_free
-    r_gap = r_gap && (rc <= 1 || r.extent == r.size);
+    s_gap = s_gap && s.contiguous(sc);
+    r_gap = r_gap && r.contiguous(rc);
   }
   if (a.scounts[me] * static_cast<long long>(s.size) != a.rcounts[me] * static_cast<long long>(r.size)) return false;
   if (s_gap && r_gap) {  // check_aliasing's question, answered for the common layout only
@@ -221,10 +218,7 @@ bool hot_new_blocks(HotCall& h, const CallArgs& a) {
         if (lo < rhi && rlo < hi) return false;
       }
   }
-  std::copy(a.scounts, a.scounts + P, h.counts);
-  std::copy(a.sdispls, a.sdispls + P, h.counts + P);
-  std::copy(a.rcounts, a.rcounts + P, h.counts + 2 * P);
-  std::copy(a.rdispls, a.rdispls + P, h.counts + 3 * P);
+  store_counts(h.counts, P, a);
   h.bytes_sent = sent;
   if (new_buffers) {
     h.args.sendbuf = a.sendbuf;
