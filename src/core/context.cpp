@@ -242,16 +242,7 @@ int detect_topology(CommContext& ctx) {
   process_tuning(nullptr, &print);
   const long long my_print = static_cast<long long>(print >> 1);
   std::vector<int> in_world;
-  // World's ranks in world's order (a duplicate of world, as libraries make
-  // one per plan): one local compare instead of the groups' translation.
-  int same = MPI_UNEQUAL;
-  if (ctx.size == world_size && MPI_Comm_compare(ctx.user, MPI_COMM_WORLD, &same) == MPI_SUCCESS &&
-      (same == MPI_IDENT || same == MPI_CONGRUENT)) {
-    in_world.resize(static_cast<size_t>(ctx.size));
-    std::iota(in_world.begin(), in_world.end(), 0);
-  } else if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) {
-    return rc;
-  }
+  if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) return rc;
   const bool single = threads != MPI_THREAD_MULTIPLE;
   const bool all_in_world = std::none_of(in_world.begin(), in_world.end(), [](int w) { return w == MPI_UNDEFINED; });
   // World's members (ranks of a group are distinct), and in world's order.
@@ -355,6 +346,15 @@ int on_finalize(MPI_Comm, int, void*, void*) {
 int live_contexts() { return contexts_alive.load(); }
 
 int world_ranks(MPI_Comm comm, int P, std::vector<int>& out) {
+  // World's ranks in world's order (a duplicate of world, as libraries make
+  // one per plan): one local compare instead of the groups' translation.
+  int world_size = 0, same = MPI_UNEQUAL;
+  if (MPI_Comm_size(MPI_COMM_WORLD, &world_size) == MPI_SUCCESS && P == world_size &&
+      MPI_Comm_compare(comm, MPI_COMM_WORLD, &same) == MPI_SUCCESS && (same == MPI_IDENT || same == MPI_CONGRUENT)) {
+    out.resize(static_cast<size_t>(P));
+    std::iota(out.begin(), out.end(), 0);
+    return MPI_SUCCESS;
+  }
   std::vector<int> mine(static_cast<size_t>(P));
   out.assign(static_cast<size_t>(P), MPI_UNDEFINED);
   for (int r = 0; r < P; ++r) mine[static_cast<size_t>(r)] = r;

@@ -273,7 +273,7 @@ int get_context(MPI_Comm user, CommContext*& ctx);
 int live_contexts();
 
 // comm's members (P of them) as MPI_COMM_WORLD ranks, in comm's order
-// (MPI_UNDEFINED for a process outside world, e.g. spawned).
+// (MPI_UNDEFINED for a process outside world, e.g. spawned); local.
 int world_ranks(MPI_Comm comm, int P, std::vector<int>& out);
 
 }  // namespace a2a::detail
