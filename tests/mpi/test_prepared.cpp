@@ -32,6 +32,20 @@ std::string ran() {
 // Counts of rank `src` to `dst` in round r (some zero).
 int count_of(int src, int dst, int r) { return (src + 2 * dst + r) % 4; }
 
+// alltoallv of ints: this rank's blocks of round r written at s's
+// displacements, and the received ints not what their source sent.
+void put_blocks(std::vector<int>& s, const std::vector<int>& sc, const std::vector<int>& sd, int rank, int r) {
+  for (size_t d = 0; d < sc.size(); ++d)
+    for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, static_cast<int>(d), j, r);
+}
+long long wrong_blocks(const std::vector<int>& got, const std::vector<int>& rc, const std::vector<int>& rd, int rank,
+                       int r) {
+  long long wrong = 0;
+  for (size_t src = 0; src < rc.size(); ++src)
+    for (int j = 0; j < rc[src]; ++j) wrong += got[rd[src] + j] != value(static_cast<int>(src), rank, j, r);
+  return wrong;
+}
+
 }  // namespace
 
 TEST(Prepared, RepeatedCallsSeeNewDataAndNewSpecs) {
@@ -74,17 +88,13 @@ TEST(Prepared, AlltoallvSeesNewCountsInTheSameArrays) {
       rd[i] = ro + 1;
       ro += rc[i] + 1;
     }
-    for (int d = 0; d < P; ++d)
-      for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, round);
+    put_blocks(s, sc, sd, rank, round);
     std::fill(r.begin(), r.end(), -1);
     for (const char* spec : {"spread-out", "tuna:radix=2", "native"}) {
       ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
                               MPI_COMM_WORLD, spec),
                 MPI_SUCCESS);
-      long long wrong = 0;
-      for (int src = 0; src < P; ++src)
-        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, round);
-      EXPECT_EQ(wrong, 0) << spec << " round " << round;
+      EXPECT_EQ(wrong_blocks(r, rc, rd, rank, round), 0) << spec << " round " << round;
     }
   }
 }
@@ -259,16 +269,12 @@ TEST(Prepared, HotNativeCallsSeeEveryChange) {
     }
     for (int again = 0; again < 4; ++again, ++call) {
       std::vector<int>& s = round % 4 == 3 ? s2 : s1;
-      for (int d = 0; d < P; ++d)
-        for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, call);
+      put_blocks(s, sc, sd, rank, call);
       std::fill(r.begin(), r.end(), -1);
       ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
                               MPI_COMM_WORLD, spec),
                 MPI_SUCCESS);
-      long long wrong = 0;
-      for (int src = 0; src < P; ++src)
-        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, call);
-      EXPECT_EQ(wrong, 0) << spec << " round " << round << " call " << again;
+      EXPECT_EQ(wrong_blocks(r, rc, rd, rank, call), 0) << spec << " round " << round << " call " << again;
       EXPECT_EQ(ran(), specs[round % 3]) << "round " << round << " call " << again;
     }
   }
@@ -319,19 +325,14 @@ TEST(Prepared, HotNativeCallsWithNewCountsAndBuffers) {
       const int b = call / 7 % 2;  // the buffers move every 7 calls, and grow
       s[b].resize(std::max<size_t>(s[b].size(), so + call));
       r[b].resize(std::max<size_t>(r[b].size(), ro + call));
+      put_blocks(s[b], sc, sd, rank, call);
       long long bytes = 0;
-      for (int d = 0; d < P; ++d) {
-        for (int j = 0; j < sc[d]; ++j) s[b][sd[d] + j] = value(rank, d, j, call);
-        bytes += d != rank ? sc[d] * static_cast<long long>(sizeof(int)) : 0;
-      }
+      for (int d = 0; d < P; ++d) bytes += d != rank ? sc[d] * static_cast<long long>(sizeof(int)) : 0;
       std::fill(r[b].begin(), r[b].end(), -1);
       ASSERT_EQ(A2A_Alltoallv(s[b].data(), sc.data(), sd.data(), MPI_INT, r[b].data(), rc.data(), rd.data(), MPI_INT,
                               MPI_COMM_WORLD, spec),
                 MPI_SUCCESS);
-      long long wrong = 0;
-      for (int src = 0; src < P; ++src)
-        for (int j = 0; j < rc[src]; ++j) wrong += r[b][rd[src] + j] != value(src, rank, j, call);
-      EXPECT_EQ(wrong, 0) << spec << " call " << call;
+      EXPECT_EQ(wrong_blocks(r[b], rc, rd, rank, call), 0) << spec << " call " << call;
       A2A_Stats st;
       A2A_Last_stats(&st);
       if (std::string(st.algorithm) == "native") {
