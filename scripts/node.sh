@@ -9,7 +9,7 @@
 #   cpu  auto, then trial, one rank per core:
 #   auto   which single copy Open MPI uses, the auto tests at P = 16 (also
 #          a wrong model overturned, a slow pick dropped)
-#   trial  issue 27's trial at P = 8 and 16 with single copy and without
+#   trial  issue 27's trial at P = 8 and 16 (NODE_TRIAL_NP) with single copy and without
 #          (scripts/parity.sh trial, blocks to 2 MiB), a2a-fft auto against
 #          native at P = 16 (docs/results.md)
 # On an H200 node with 16 cores (2026-11-26) gpu took about 100 s, auto 20 s,
@@ -77,7 +77,7 @@ auto() {
 }
 
 trial() {
-  PARITY_OUT=$out A2A_BUILD=$build TRIAL_NP="8 16" TRIAL_MAX=2097152 \
+  PARITY_OUT=$out A2A_BUILD=$build TRIAL_NP="${NODE_TRIAL_NP:-8 16}" TRIAL_MAX=2097152 \
     TRIAL_RUNS="node-cma:mpirun --bind-to core --mca btl_vader_single_copy_mechanism cma;node-none:mpirun --bind-to core --mca btl_vader_single_copy_mechanism none" \
     bash scripts/parity.sh trial 2>&1 | tee "$out/trial.log"
   run fft.np16 120 "${mpi[@]}" -np 16 $build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 9 --compare native --compare auto

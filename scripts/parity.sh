@@ -110,14 +110,22 @@ shm() {
 
 own_apps() {
   # Many runs: one run's all-to-all time (a closure's 62 shuffles, about
-  # 1 ms at P = 2) moves 10-20 % between runs, and 9 runs' medians by 10 %.
+  # 1 ms at P = 2) moves 10-20 % between runs, and 9 runs' medians by 10 %;
+  # one process's median of 31-51 runs still by 5-20 % from the next: at
+  # P = 2 five processes (their median ratio), and native twice (the
+  # spread of two identical set-ups).
+  local np k procs
   for np in ${PARITY_NP:-2 4 8 16}; do
-    mpirun -np "$np" $build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 31 --compare native --compare auto |
-      tee "$out/apps-fft-uniform-p$np.txt"
-    mpirun -np "$np" $build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 31 --compare native --compare auto |
-      tee "$out/apps-fft-nonuniform-p$np.txt"
-    mpirun -np "$np" $build/apps/a2a-closure apps/data/random-large.txt --repeat 51 --compare native --compare auto |
-      tee "$out/apps-closure-p$np.txt"
+    procs=1; [ "$np" -eq 2 ] && procs=5
+    : >"$out/apps-fft-uniform-p$np.txt"; : >"$out/apps-fft-nonuniform-p$np.txt"; : >"$out/apps-closure-p$np.txt"
+    for k in $(seq $procs); do
+      mpirun -np "$np" $build/apps/a2a-fft -n 64,64,64 -i 3 --repeat 31 --compare native --compare auto --compare native |
+        tee -a "$out/apps-fft-uniform-p$np.txt"
+      mpirun -np "$np" $build/apps/a2a-fft -n 60,60,64 -i 3 --repeat 31 --compare native --compare auto --compare native |
+        tee -a "$out/apps-fft-nonuniform-p$np.txt"
+      mpirun -np "$np" $build/apps/a2a-closure apps/data/random-large.txt --repeat 51 --compare native --compare auto \
+        --compare native | tee -a "$out/apps-closure-p$np.txt"
+    done
   done
 }
 
@@ -183,7 +191,10 @@ trial() {
     bin=$a2a; [ $lib = mpich ] && bin=build-mpich/a2a
     nps=${TRIAL_NP:-2 4 8}; [ $lib = mpich ] && nps=2  # MPICH polls: time-sliced ranks crawl (README)
     for np in $nps; do
-      batch=1; [ "$np" -eq 2 ] && batch=4
+      # Calls back to back per sample, as the trial times them and programs
+      # make them (a call after another row's inherits its exit skew and
+      # caches): 4 at P = 2 (as issue 27 measured), a pair above.
+      batch=2; [ "$np" -eq 2 ] && batch=4
       for w in alltoall uniform power-law; do
         args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
         name=$lib-$w-p$np
@@ -192,7 +203,7 @@ trial() {
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
         # 40 samples at P = 2, where 12 left single sizes 10-30 % apart.
         large_iters=12; [ "$np" -eq 2 ] && large_iters=40
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:$max -i $large_iters -x 40 -b 1 -c -a shm -a auto \
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:$max -i $large_iters -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-large.csv" >"$out/trial-$name-large.txt"
         # The first 100 calls per size, in fresh processes (5 at P = 2, 1
         # above), as a program meets them (world prepared first, as the

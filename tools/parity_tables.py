@@ -126,8 +126,8 @@ def auto_vs_best(d):
 
 def apps(d):
     out = ["**Applications** (`scripts/parity.sh apps`): all-to-all seconds, auto over native. a2a-fft and "
-           "a2a-closure: `--compare native --compare auto`, medians of interleaved runs (a2a-fft `--repeat 31`, a2a-closure `--repeat 51`), the maximum "
-           "over ranks. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
+           "a2a-closure: `--compare native --compare auto --compare native`, medians of interleaved runs (a2a-fft `--repeat 31`, a2a-closure `--repeat 51`), the maximum "
+           "over ranks, in 5 processes at P = 2 (1 above; earlier stops' rows 1 process, no control): the median of the processes' times and of their ratios. hpcc (`tests/apps/hpccinf.txt`) and the FFTW round trip, unchanged, under the preloaded "
            "shim (`A2A_ALLTOALL(V)` unset: auto) against the MPI library alone (preloaded `mpi_timer`, the same "
            "timer), rank 0's time in MPI_Alltoall(v), medians of alternating runs (hpcc 7, FFTW 41; fftw-x20: the "
            "same plans reused for 20 more round trips, `FFTW_ROUNDTRIP_REPEAT=20`, 15 runs); the FFTW rows' last "
@@ -141,17 +141,31 @@ def apps(d):
 
     for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt")), key=by_p):
         name, P = re.search(r"apps-(.+)-p(\d+)\.txt", path).groups()
-        nat = auto = None
+        # One table per process (parity.sh own_apps appends them): its rows
+        # native, auto and, where run, native again (the control).
+        procs, rows = [], []
         for line in open(path):
             f = line.split()
             if len(f) >= 6 and f[0] in ("native", "auto") and re.match(r"[\d.]+$", f[-3]):
-                vals = (float(f[-3]), " ".join(f[1:-4]))
-                if f[0] == "native":
-                    nat = vals
-                else:
-                    auto = vals
-        if nat and auto:
-            out.append(f"| {name} | {P} | {nat[0]:.6f} | {auto[0]:.6f} | {auto[0] / nat[0]:.3f} | {auto[1]} |")
+                rows.append((f[0], float(f[-3]), " ".join(f[1:-4])))
+            elif line.startswith("# medians") and rows:
+                nat = next((r for r in rows if r[0] == "native"), None)
+                auto = next((r for r in rows if r[0] == "auto"), None)
+                again = [r for r in rows if r[0] == "native"][1:]
+                if nat and auto:
+                    procs.append((nat[1], auto[1], auto[2], again[0][1] if again else None))
+                rows = []
+        if not procs:
+            continue
+        ratio = [a / n for n, a, _, _ in procs]
+        n, a = statistics.median(p[0] for p in procs), statistics.median(p[1] for p in procs)
+        cell = procs[0][2]
+        if len(procs) > 1:
+            cell += f"; {len(procs)} processes, auto/native {min(ratio):.3f}-{max(ratio):.3f}"
+            ctl = [c / p[0] for p in procs for c in [p[3]] if c]
+            if ctl:
+                cell += f"; native again {statistics.median(ctl):.3f} ({min(ctl):.3f}-{max(ctl):.3f})"
+        out.append(f"| {name} | {P} | {n:.6f} | {a:.6f} | {statistics.median(ratio):.3f} | {cell} |")
     for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.tsv")), key=by_p):
         name, P = re.search(r"apps-(.+)-p(\d+)\.tsv", path).groups()
         t = {"native": [], "auto": [], "control": []}
@@ -272,8 +286,8 @@ def trial_tables(d):
         return []
     out = ["**auto after its trial, and over its first 100 calls** (`scripts/parity.sh trial`: `L -n P build/a2a bench "
            "[--collective alltoallv --workload W] -m 16:262144 -i 30 -x 40 -b B -c -a shm -a auto` with `-b 4` at P = 2 "
-           "(as issue 27 measured), `-b 1` above, 40 warm-up iterations (the trial's calls untimed), then "
-           "`-m 524288:8388608 -i 12 -x 40 -b 1` (`-i 40` at P = 2; a call at P = 8, 8 MiB "
+           "(as issue 27 measured), `-b 2` above (calls back to back, as the trial times them), 40 warm-up iterations (the trial's calls untimed), then "
+           "`-m 524288:8388608 -i 12 -x 40 -b B` (`-i 40` at P = 2; a call at P = 8, 8 MiB "
            "moves 512 MiB), and for the first calls `-m 16:8388608 -i 100 -x 0 -b 1 -a auto` (the mean of all 100 "
            "timed calls per size: the first call on world, the trial and what follows; the median over 5 processes "
            "at P = 2, one above); L is `mpirun --mca "
@@ -327,11 +341,12 @@ def overhead_vs(d):
     paths = glob.glob(os.path.join(d, "overhead-vs-new-p*-*.csv"))
     if not paths:
         return []
-    out = ["**Call overhead against the build before** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
-           "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, three runs of each "
-           "build alternating, `A2A_BASE` the build before): what each row adds to MPI_Alltoall's time in the same "
-           "run (us per call, means of 100 back-to-back calls), the median of the three runs, before and now, and "
-           "the difference.", ""]
+    runs = len(glob.glob(os.path.join(d, "overhead-vs-new-p1-*.csv")))
+    out = ["**Call overhead against the build issue 27 was filed on** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
+           "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, "
+           f"{runs} runs of each build alternating (two calls of the phase), `A2A_BASE` the build of 4fd57db): what each "
+           "row adds to MPI_Alltoall's time in the same run (us per call, means of 100 back-to-back calls), the "
+           "median of the runs, before and now, and the difference.", ""]
     cols = ["a2a/native", "plan/native", "spread-out", "auto"]
     out.append("| P | bytes | " + " | ".join(f"{c}: before, now (diff)" for c in cols) + " |")
     out.append("|---|---|" + "---|" * len(cols))
