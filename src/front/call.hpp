@@ -372,6 +372,16 @@ inline bool hot_repeat(HotCall& h, const CallArgs& a) {
   if (c) ++c->since;
   return true;
 }
+// A decided call of auto's class, or one outside a class, with no class
+// event due and no decision changed since it was bound: the class's count
+// advances (as execute's would).
+inline bool class_quiet(const Prepared& p) {
+  ClassState* c = p.cls.get();
+  if (!c) return true;
+  if (c->since + 1 >= c->next_event || p.class_generation != c->generation) return false;
+  ++c->since;
+  return true;
+}
 // The library's own collective on the user's arguments, on `on`.
 inline int library_call(const CallArgs& a, MPI_Comm on) {
   return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)

@@ -162,6 +162,11 @@ struct A2A_Plan_s {
   a2a::detail::CallArgs args;
   std::unique_ptr<a2a::detail::Prepared> prepared;
   a2a::detail::Global global;
+  // Below MPI_THREAD_SERIALIZED one thread makes every call, so a start
+  // that runs the library's own collective may leave its stats for
+  // last_stats (ThreadState::lazy), as a hot call does: the plan's free
+  // writes them first.  Above, another thread could free the plan.
+  bool stats_when_asked = false;
 };
 
 namespace a2a::detail {
@@ -199,6 +204,9 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
       if (const int rc = ctx->open_private()) return rc;
   }
   ts.stats = pr.stats;
+  int threads = MPI_THREAD_SINGLE;
+  MPI_Query_thread(&threads);
+  p->stats_when_asked = threads <= MPI_THREAD_FUNNELED;
   *plan = p.release();
   return MPI_SUCCESS;
 }
@@ -238,18 +246,29 @@ extern "C" int A2A_Alltoallv_init(const void* sendbuf, const int sendcounts[], c
 }
 
 extern "C" int A2A_Start(A2A_Plan plan) {
-  auto& ts = a2a::detail::thread_state();
-  ts.error.clear();
-  ts.lazy = nullptr;
+  using namespace a2a::detail;
+  ThreadState& ts = thread_state();
+  if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
   if (!plan) {
+    ts.lazy = nullptr;
     ts.error = "a2a: plan is NULL";
     return MPI_ERR_ARG;
   }
-  return a2a::detail::explained(a2a::detail::execute(plan->args, *plan->prepared, &plan->global, ts.stats, ts.error));
+  Prepared& p = *plan->prepared;
+  if (plan->stats_when_asked && p.native_decided && class_quiet(p)) {  // as a hot call (capi's call)
+    ts.lazy = &p;
+    return explained(library_call(plan->args, p.P > 1 ? plan->args.comm : p.ctx->comm));
+  }
+  ts.lazy = nullptr;
+  return explained(execute(plan->args, p, &plan->global, ts.stats, ts.error));
 }
 
 extern "C" int A2A_Plan_free(A2A_Plan* plan) {
   if (!plan) return MPI_ERR_ARG;
+  if (*plan) {
+    a2a::detail::ThreadState& ts = a2a::detail::thread_state();
+    if (ts.lazy == (*plan)->prepared.get()) a2a::detail::last_stats(ts);  // written before they go
+  }
   delete *plan;
   *plan = nullptr;
   return MPI_SUCCESS;

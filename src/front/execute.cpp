@@ -228,7 +228,8 @@ Stats& last_stats(ThreadState& ts) {
   } else if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them
     begin_stats(st, *p);
     native_stats(p->args, *p, st);
-    if (p->args.v()) st.bytes_sent = ts.hot_of(p->args.coll).bytes_sent;  // the counts may be newer than p's (hot_new_blocks)
+    if (p->args.v() && ts.hot_v.prepared == p)
+      st.bytes_sent = ts.hot_v.bytes_sent;  // the counts may be newer than p's (hot_new_blocks); a plan's are its own
   }
   ts.lazy = nullptr;
   return st;

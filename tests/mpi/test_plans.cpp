@@ -102,6 +102,72 @@ TEST(Plans, AlltoallvStarts) {
   }
 }
 
+// A started native plan leaves its stats to be written when asked, as a hot
+// call does: they must be the plan's own (not the last plain alltoallv's,
+// whose counts differ), also when asked after the plan is freed.
+TEST(Plans, NativeStartsReportTheirOwnStats) {
+  int rank;
+  const int P = size_and_rank(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P), sc2(P), rc2(P);
+  for (int i = 0; i < P; ++i) {
+    sc[i] = 1 + (rank + i) % 3, rc[i] = 1 + (i + rank) % 3;  // a plan's counts
+    sc2[i] = sc[i] + 2, rc2[i] = rc[i] + 2;                  // a plain call's
+    sd[i] = rd[i] = 8 * i;
+  }
+  std::vector<int> s(8 * P), r(8 * P);
+  const auto plain = [&](const std::vector<int>& scounts, const std::vector<int>& rcounts) {
+    ASSERT_EQ(A2A_Alltoallv(s.data(), scounts.data(), sd.data(), MPI_INT, r.data(), rcounts.data(), rd.data(),
+                            MPI_INT, MPI_COMM_WORLD, "native"),
+              MPI_SUCCESS);
+  };
+  const auto expect_stats = [](const A2A_Stats& want, const char* what) {
+    A2A_Stats got;
+    A2A_Last_stats(&got);
+    EXPECT_STREQ(got.algorithm, want.algorithm) << what;
+    EXPECT_EQ(got.bytes_sent, want.bytes_sent) << what;
+    EXPECT_EQ(got.blocks_sent, want.blocks_sent) << what;
+    EXPECT_EQ(got.messages, want.messages) << what;
+    EXPECT_EQ(got.rounds, want.rounds) << what;
+  };
+  A2A_Stats mine, other;
+  plain(sc, rc);
+  A2A_Last_stats(&mine);
+  plain(sc2, rc2);
+  A2A_Last_stats(&other);
+  if (P > 1) {
+    ASSERT_NE(mine.bytes_sent, other.bytes_sent);
+  }
+  A2A_Plan plan = nullptr;
+  ASSERT_EQ(A2A_Alltoallv_init(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                               MPI_COMM_WORLD, "native", &plan),
+            MPI_SUCCESS);
+  for (int it = 0; it < 4; ++it) {
+    for (int d = 0; d < P; ++d)
+      for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, it);
+    ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS);
+    long long wrong = 0;
+    for (int src = 0; src < P; ++src)
+      for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, it);
+    EXPECT_EQ(wrong, 0) << "start " << it;
+    expect_stats(mine, "after a start");
+    plain(sc2, rc2);  // the hot alltoallv, other counts
+    expect_stats(other, "after a plain call");
+  }
+  ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS);
+  ASSERT_EQ(A2A_Plan_free(&plan), MPI_SUCCESS);
+  expect_stats(mine, "asked after the plan was freed");
+
+  const int n = 3;  // alltoall: the same, freed before asked
+  ASSERT_EQ(A2A_Alltoall(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
+  A2A_Last_stats(&mine);
+  ASSERT_EQ(A2A_Alltoall_init(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, "native", &plan),
+            MPI_SUCCESS);
+  for (int it = 0; it < 3; ++it) ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS);
+  expect_stats(mine, "alltoall start");
+  ASSERT_EQ(A2A_Plan_free(&plan), MPI_SUCCESS);
+  expect_stats(mine, "alltoall, asked after the plan was freed");
+}
+
 TEST(Plans, ErrorsAtInitReachEveryRank) {
   int rank;
   const int P = size_and_rank(rank);
