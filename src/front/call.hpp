@@ -321,6 +321,15 @@ inline long long native_bytes_sent(const Prepared& p) {
 // The thread's last stats, written now where the last call left them
 // (ThreadState::lazy).
 Stats& last_stats(ThreadState& ts);
+// Where a call whose native run set p.native_decided runs the library:
+// the user's communicator, or alone on one the duplicate native_comm made
+// (execute.cpp).
+inline MPI_Comm decided_native_comm(const CallArgs& a, const Prepared& p) { return p.P > 1 ? a.comm : p.ctx->comm; }
+// Whether a call bound to class c at generation `bound` must go the full
+// way: an event of c is due, or c changed its decision since.
+inline bool class_event_due(const ClassState* c, unsigned long long bound) {
+  return c && (c->since + 1 >= c->next_event || bound != c->generation);
+}
 
 // The hot call (ThreadState::hot) after a call that execute ran as the
 // library's own collective, decided: p's signature, class and where it ran.
@@ -329,7 +338,7 @@ inline void remember_native(HotCall& h, const CallArgs& a, const Prepared& p) {
   if (p.spec.size() >= sizeof h.spec || (a.v() && p.P > kHotRanks)) return;
   h.generation = p.generation;
   h.args = p.args;
-  h.on = p.P > 1 ? a.comm : p.ctx->comm;  // alone on a communicator native runs on the duplicate (execute.cpp)
+  h.on = decided_native_comm(a, p);
   h.cls = p.cls.get();
   h.class_generation = p.class_generation;
   h.P = p.P;
@@ -362,7 +371,7 @@ inline bool hot_repeat(HotCall& h, const CallArgs& a) {
       !same_spec(h.args, h.spec, h.spec_size, a))
     return false;
   ClassState* c = h.cls;
-  if (c && (c->since + 1 >= c->next_event || h.class_generation != c->generation)) return false;
+  if (class_event_due(c, h.class_generation)) return false;
   if (!a.v()) {
     if (!same_buffers(h.args, a)) return false;
   } else if (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls ||
@@ -377,9 +386,8 @@ inline bool hot_repeat(HotCall& h, const CallArgs& a) {
 // advances (as execute's would).
 inline bool class_quiet(const Prepared& p) {
   ClassState* c = p.cls.get();
-  if (!c) return true;
-  if (c->since + 1 >= c->next_event || p.class_generation != c->generation) return false;
-  ++c->since;
+  if (class_event_due(c, p.class_generation)) return false;
+  if (c) ++c->since;
   return true;
 }
 // The library's own collective on the user's arguments, on `on`.

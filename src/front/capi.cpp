@@ -257,7 +257,7 @@ extern "C" int A2A_Start(A2A_Plan plan) {
   Prepared& p = *plan->prepared;
   if (plan->stats_when_asked && p.native_decided && class_quiet(p)) {  // as a hot call (capi's call)
     ts.lazy = &p;
-    return explained(library_call(plan->args, p.P > 1 ? plan->args.comm : p.ctx->comm));
+    return explained(library_call(plan->args, decided_native_comm(plan->args, p)));
   }
   ts.lazy = nullptr;
   return explained(execute(plan->args, p, &plan->global, ts.stats, ts.error));
