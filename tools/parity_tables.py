@@ -149,11 +149,10 @@ def apps(d):
             if len(f) >= 6 and f[0] in ("native", "auto") and re.match(r"[\d.]+$", f[-3]):
                 rows.append((f[0], float(f[-3]), " ".join(f[1:-4])))
             elif line.startswith("# medians") and rows:
-                nat = next((r for r in rows if r[0] == "native"), None)
+                natives = [r for r in rows if r[0] == "native"]
                 auto = next((r for r in rows if r[0] == "auto"), None)
-                again = [r for r in rows if r[0] == "native"][1:]
-                if nat and auto:
-                    procs.append((nat[1], auto[1], auto[2], again[0][1] if again else None))
+                if natives and auto:
+                    procs.append((natives[0][1], auto[1], auto[2], natives[1][1] if len(natives) > 1 else None))
                 rows = []
         if not procs:
             continue
@@ -162,7 +161,7 @@ def apps(d):
         cell = procs[0][2]
         if len(procs) > 1:
             cell += f"; {len(procs)} processes, auto/native {min(ratio):.3f}-{max(ratio):.3f}"
-            ctl = [c / p[0] for p in procs for c in [p[3]] if c]
+            ctl = [p[3] / p[0] for p in procs if p[3]]
             if ctl:
                 cell += f"; native again {statistics.median(ctl):.3f} ({min(ctl):.3f}-{max(ctl):.3f})"
         out.append(f"| {name} | {P} | {n:.6f} | {a:.6f} | {statistics.median(ratio):.3f} | {cell} |")
@@ -342,9 +341,9 @@ def overhead_vs(d):
     if not paths:
         return []
     runs = len(glob.glob(os.path.join(d, "overhead-vs-new-p1-*.csv")))
-    out = ["**Call overhead against the build issue 27 was filed on** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
+    out = ["**Call overhead against an earlier build** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
            "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, "
-           f"{runs} runs of each build alternating (two calls of the phase), `A2A_BASE` the build of 4fd57db): what each "
+           f"{runs} runs of each build alternating, `A2A_BASE` the earlier build, named in the text below): what each "
            "row adds to MPI_Alltoall's time in the same run (us per call, means of 100 back-to-back calls), the "
            "median of the runs, before and now, and the difference.", ""]
     cols = ["a2a/native", "plan/native", "spread-out", "auto"]
