@@ -90,6 +90,10 @@ struct Prepared {
   bool cacheable = true;
   bool reusable = false;      // prepared whole: a recycled object may keep what the next signature shares
   bool types_known = false;   // sti, rti and cacheable describe args' types
+  // The time the running call spent preparing this (0 where it was found):
+  // what a class event costs beyond its agreement where counts change
+  // every call (the event's call cannot be the hot call).
+  double prepare_seconds = 0;
 
   TypeInfo sti, rti;
   // The block view in bytes.  Alltoall: blocks of bs bytes, sstep/rstep
@@ -192,6 +196,12 @@ struct ThreadState {
   uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
   Stats stats;
+  // A trial call of auto's arms the next call's timing from its start
+  // (call, capi.cpp): a candidate of a2a's is timed with what its calls pay
+  // beyond its run (their lookup and, where counts change, preparation),
+  // as the library's own is by its run alone (its calls go the hot way).
+  bool time_next_call = false;
+  double call_began = 0;  // MPI_Wtime at the running call's start, or 0
   // One hot call per collective: programs that exchange counts by alltoall
   // before each alltoallv alternate the two.  Last, so that alltoall's
   // lines stay where they were (at P = 2 a hot alltoall cost 0.01-0.05 us

@@ -124,13 +124,19 @@ int call(const CallArgs& a) {
   }
   hot.prepared = nullptr;
   ts.lazy = nullptr;
+  if (__builtin_expect(ts.time_next_call, 0)) {
+    ts.time_next_call = false;
+    ts.call_began = MPI_Wtime();
+  }
   Prepared* p = find_prepared(ts, a);
   if (p && !agree) {
     const int rc = execute(a, *p, nullptr, ts.stats, ts.error);
+    ts.call_began = 0;
     if (rc == MPI_SUCCESS && p->native_decided) remember_native(hot, a, *p);
     return explained(rc);
   }
   const int rc = run_found(ts, a, p, agree, ts.stats, ts.error);
+  ts.call_began = 0;
   // A call prepared now (kept first) is the hot call too: the next call
   // may differ in its counts or buffers alone (hot_new_blocks).
   if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && ts.slot[0]->native_decided &&

@@ -206,7 +206,7 @@ int device_class_call(const CallArgs& a, Prepared& p, ClassState& c, const Devic
   if (trial) {
     if (const int e = trial_record(ctx, c, seconds, bytes, msg)) return e;
   } else if (c.since >= c.next_event) {
-    if (const int e = class_event(ctx, c, seconds, bytes, msg)) return e;
+    if (const int e = class_event(ctx, c, seconds, bytes, 0, msg)) return e;
   }
   return rc;
 }

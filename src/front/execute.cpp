@@ -6,6 +6,7 @@
 #include <climits>
 #include <cstring>
 
+#include "core/config.hpp"
 #include "front/call.hpp"
 #include "select/auto.hpp"
 
@@ -248,6 +249,19 @@ const Resolved& native_of(Collective coll) {
 
 namespace {
 
+// p's algorithm as decided; the library's own collective runs as run_blocks
+// would, without its frame, and marks p for the hot call (capi.cpp), so
+// that the next call, its counts changed or not, skips preparing.
+int run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st) {
+  const AlgorithmInfo& info = *p.chosen.info;
+  if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
+    const int rc = run_native(a, p, st);
+    p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;
+    return rc;
+  }
+  return run_blocks(a, p, p.chosen, hi, st);
+}
+
 // A call of auto's class c off the hot path: a trial call (its candidate
 // runs, timed), the first call after the class's decision changed (bind:
 // p follows it), or a decided call at its event (timed where it is a
@@ -260,8 +274,11 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     const AutoDecision& d = trial_candidate(c);
     name_algorithm(st, d.resolved.canonical);
     st.decided_by = kByTrial;
-    const double t0 = MPI_Wtime();
+    ThreadState& ts = thread_state();
+    const bool native = !(a.v() ? d.resolved.info->varying != nullptr : d.resolved.info->uniform != nullptr);
+    const double t0 = native || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
     const int rc = run_blocks(a, p, d.resolved, hi, st);
+    ts.time_next_call = true;
     if (const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg)) return e;
     return rc;
   }
@@ -279,10 +296,10 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     name_algorithm(st, res.canonical);
     st.decided_by = c.decision.source;
   }
-  if (c.since < c.next_event) return run_blocks(a, p, res, hi, st);
+  if (c.since < c.next_event) return bind ? run_chosen(a, p, hi, st) : run_blocks(a, p, res, hi, st);
   const double t0 = MPI_Wtime();  // every event is a sample
-  const int rc = run_blocks(a, p, res, hi, st);
-  if (const int e = class_event(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg)) return e;
+  const int rc = bind ? run_chosen(a, p, hi, st) : run_blocks(a, p, res, hi, st);
+  if (const int e = class_event(ctx, c, MPI_Wtime() - t0, call_bytes(p), p.prepare_seconds, msg)) return e;
   return rc;
 }
 
@@ -296,13 +313,7 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     ClassState* c = p.cls.get();
     if (__builtin_expect(c != nullptr, 0) && (++c->since >= c->next_event || p.class_generation != c->generation))
       return class_call(a, p, *c, g, true, st, msg);
-    const AlgorithmInfo& info = *p.chosen.info;
-    if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
-      const int rc = run_native(a, p, st);  // as run_blocks would, without its frame
-      p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;  // the next identical call: the hot call (capi.cpp)
-      return rc;
-    }
-    return run_blocks(a, p, p.chosen, g ? g->hi : -1, st);
+    return run_chosen(a, p, g ? g->hi : -1, st);
   }
   // auto's first call on a communicator runs native without deciding:
   // deciding may measure the machine, and an algorithm of a2a's needs the
@@ -323,7 +334,7 @@ int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::str
     ClassState* c = p.cls.get();
     if (c && (++c->since >= c->next_event || p.class_generation != c->generation))
       return class_call(a, p, *c, g, true, st, msg);
-    return run_blocks(a, p, p.chosen, g ? g->hi : -1, st);
+    return run_chosen(a, p, g ? g->hi : -1, st);
   }
   // alltoallv auto on the global mean and largest block
   Global sizes;
@@ -346,7 +357,9 @@ int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::
 int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, Stats& st, std::string& msg) {
   std::unique_ptr<Prepared> fresh;
   int err = MPI_SUCCESS;
+  double prepared_in = 0;  // seconds
   if (!p) {
+    const double t0 = MPI_Wtime();
     fresh = recycle_prepared(ts);
     // The recycled call's context serves where it was made on the same
     // communicator since nothing was freed (the generation), as the most
@@ -361,6 +374,10 @@ int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, St
       }
     err = prepare(a, *ctx, *fresh, msg);
     p = fresh.get();
+    if (__builtin_expect(config().test_prepare_seconds > 0, 0))
+      while (MPI_Wtime() - t0 < config().test_prepare_seconds) {
+      }
+    prepared_in = MPI_Wtime() - t0;
   }
   Global g;
   if (do_agree) {
@@ -371,8 +388,12 @@ int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, St
     st = p->stats;
     return failed(err, msg);
   }
-  if (fresh && fresh->cacheable) p = keep_prepared(ts, std::move(fresh));
-  return execute(a, *p, do_agree ? &g : nullptr, st, msg);
+  if (!fresh) return execute(a, *p, do_agree ? &g : nullptr, st, msg);
+  if (fresh->cacheable) p = keep_prepared(ts, std::move(fresh));
+  p->prepare_seconds = prepared_in;
+  const int rc = execute(a, *p, do_agree ? &g : nullptr, st, msg);
+  p->prepare_seconds = 0;
+  return rc;
 }
 
 }  // namespace a2a::detail

@@ -196,7 +196,6 @@ int make_class(CommContext& ctx, Collective coll, long long bytes, const std::ve
   c->decision = c->candidates[0];
   c->trial = c->candidates.size() > 1;
   c->samples.assign(c->candidates.size(), {});
-  c->trial_bytes.assign(c->candidates.size(), 0);
   if (!c->trial) start_watch(*c);
   out = std::move(c);
   return MPI_SUCCESS;
@@ -501,14 +500,15 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   if (c.call == 0 || bytes > c.trial_hi) c.trial_hi = bytes;
   if (trial_timed(c.call)) {
     const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
-    c.samples[turn].push_back(seconds);
-    c.trial_bytes[turn] = bytes;
+    c.samples[turn].push_back({seconds, bytes});
   }
   if (++c.call < trial_calls(n)) return MPI_SUCCESS;
-  std::vector<double> t(static_cast<size_t>(n) + 1);
-  for (int i = 0; i < n; ++i) t[static_cast<size_t>(i)] = median_of(c.samples[static_cast<size_t>(i)]);
-  const std::vector<double> mine(t.begin(), t.begin() + n);
-  t[static_cast<size_t>(n)] = c.trial_hi;  // its mean: the size an every-size class keeps the winner for
+  const AutoState& as = auto_state(ctx);
+  const LinkCost* link = !as.model_ready ? nullptr : as.layout.ranks.size() > 1 ? &as.model.inter : &as.model.intra;
+  double ref = 0;  // the bytes the times are at
+  std::vector<double> t = trial_times(c.samples, link, ctx.size, ref);
+  const std::vector<double> mine = t;
+  t.push_back(c.trial_hi);  // its mean: the size an every-size class keeps the winner for
   // The ranks' mean of their medians: a rank descheduled in its samples
   // (ranks time-sliced) moves it less than the largest would.
   if (const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data(), n + 1, MPI_DOUBLE, MPI_SUM, ctx.user)) {
@@ -529,23 +529,21 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     c.confirming = true;
     c.call = 0;
     c.samples.assign(2, {});
-    c.trial_bytes.assign(2, 0);
     return MPI_SUCCESS;
   }
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
   const size_t w = static_cast<size_t>(win);
   if (c.every_size)  // from agreed values: every rank agrees at the same calls
-    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], c.trial_bytes[w], c.trial_lo, c.trial_hi, t[w]});
+    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], ref, c.trial_lo, c.trial_hi, t[w]});
   else
-    c.drift.reset(mine[w], c.trial_bytes[w]);
+    c.drift.reset(mine[w], ref);
   tell_trial(ctx, c, t, win, "(measured)");
   ++c.trials;
   if (c.confirming) {  // the full list again, for a trial after drift
     c.candidates = std::move(c.all_candidates);
     c.native_at = c.all_native_at;
     c.samples.assign(c.candidates.size(), {});
-    c.trial_bytes.assign(c.candidates.size(), 0);
     c.confirming = false;
   }
   if (c.every_size && config().verbose && ctx.rank == 0)
@@ -558,7 +556,8 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   return MPI_SUCCESS;
 }
 
-int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
+int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, double forced_seconds,
+                std::string& error) {
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + c.event_every();
   const bool drift_due = c.since >= c.next_check;
@@ -573,7 +572,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, s
     error = "a2a: auto's drift check could not agree";
     return rc;
   }
-  c.last_agreement = MPI_Wtime() - t0;
+  c.last_agreement = MPI_Wtime() - t0 + forced_seconds;
   if (c.size_check > 0 && agreed[3] > 0) {  // paced by what agreements cost (agreed: every rank alike)
     c.agreement_seconds = agreed[3] / ctx.size;
     pace_size_checks(ctx, c, c.call_seconds);

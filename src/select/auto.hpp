@@ -62,8 +62,7 @@ struct ClassState {
   bool every_size = false;               // alltoallv of every size (its drift watch watches sizes too)
   bool trial = false;
   int call = 0;  // calls of the trial so far
-  std::vector<std::vector<double>> samples;  // this rank's timed trial calls, per candidate
-  std::vector<double> trial_bytes;           // and the bytes each moved (the last)
+  std::vector<std::vector<TrialSample>> samples;  // this rank's timed trial calls, per candidate
   double trial_lo = -1, trial_hi = -1;       // the fewest and most bytes of this rank's trial calls
   AutoDecision decision;                     // valid while !trial
   unsigned long long generation = 1;         // moves whenever decision changes or a trial starts
@@ -71,7 +70,8 @@ struct ClassState {
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
   long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
   // every_size: the agreed time of the decision's calls and of an
-  // agreement (the ranks' mean), and this rank's last agreement's.
+  // agreement (the ranks' mean), and this rank's last agreement's (with
+  // the preparation its call was forced into).
   double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
   DriftWatch drift;
   // every_size: each trial's winner by the size class of the ranks' mean
@@ -153,9 +153,12 @@ const AutoDecision& trial_candidate(const ClassState& c);
 // winner is the decision (collective then, on every rank at the same call).
 int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error);
 // A call of a decided class at its event (c.since reached c.next_event):
-// `seconds` its time (< 0: not timed); at the agreement the ranks' drift
-// flags are reduced, and any raised starts the trial again (collective then).
-int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error);
+// `seconds` its time (< 0: not timed), `forced_seconds` what the call
+// spent off the hot path because of the event (its preparation); at the
+// agreement the ranks' drift flags are reduced, and any raised starts the
+// trial again (collective then).
+int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, double forced_seconds,
+                std::string& error);
 
 // The model's parameters for ctx (measuring them if needed; collective).
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error);

@@ -17,6 +17,31 @@ double median_of(std::vector<double> samples) {
   return samples.size() % 2 ? samples[m] : (samples[m - 1] + samples[m]) / 2;
 }
 
+double exchange_seconds(const LinkCost& link, int P, double bytes) {
+  const int peers = std::max(1, P - 1);
+  const long long block = std::max(1LL, std::llround(bytes / (2.0 * peers)));
+  return peers * link_seconds(link, block);
+}
+
+std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& samples, const LinkCost* link, int P,
+                                double& ref) {
+  std::vector<double> all;
+  for (const auto& c : samples)
+    for (const TrialSample& x : c) all.push_back(x.bytes);
+  ref = median_of(all);
+  const double at_ref = link ? exchange_seconds(*link, P, ref) : 0;
+  std::vector<double> times;
+  for (const auto& c : samples) {
+    std::vector<double> scaled;
+    for (const TrialSample& x : c) {
+      const double at = link && x.bytes != ref ? exchange_seconds(*link, P, x.bytes) : 0;
+      scaled.push_back(at > 0 && at_ref > 0 ? x.seconds * at_ref / at : x.seconds);
+    }
+    times.push_back(median_of(std::move(scaled)));
+  }
+  return times;
+}
+
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin) {
   int best = -1;
   for (int i = 0; i < static_cast<int>(seconds.size()); ++i)

@@ -16,6 +16,8 @@
 #pragma once
 #include <vector>
 
+#include "select/cost_model.hpp"
+
 namespace a2a::detail {
 
 // Calls per turn, of which only the last is timed: it follows a call of
@@ -52,8 +54,9 @@ constexpr int kDriftSamples = 4;
 // ran 1.3x the library), while calls that vary within the trial's range
 // (MoE-like routing) stay put.
 constexpr double kSizesMoved = 1.5;
-// That agreement (one allreduce) costs at most 1 / kSizeCheckShare of the
-// class's time.
+// That agreement (one allreduce, and the preparation of its call, which
+// cannot be the hot call, where counts change every call) costs at most
+// 1 / kSizeCheckShare of the class's time.
 constexpr double kSizeCheckShare = 100;
 // Calls between agreements on moved sizes (each also a drift sample): as
 // many as make an allreduce of allreduce_seconds cost at most
@@ -74,6 +77,24 @@ constexpr bool trial_timed(int call) { return call % kTrialRepeat == kTrialRepea
 
 // The median of a rank's samples (0 for none).
 double median_of(std::vector<double> samples);
+
+// A timed trial call: its seconds and the bytes this rank moved in it.
+struct TrialSample {
+  double seconds, bytes;
+};
+// The library's linear exchange of `bytes` (sent and received) among P
+// ranks on `link`: P - 1 messages of a block each, one after another.  Only
+// its shape with the size matters (trial_times).
+double exchange_seconds(const LinkCost& link, int P, double bytes);
+// Each candidate's median time, its samples taken to the same size `ref`
+// (the median bytes of all the samples): where calls vary in size (an
+// every-size alltoallv; a closure's frontier grows and shrinks call by
+// call) the candidates' timed calls moved different bytes, and raw times
+// would rank the sizes, not the candidates.  A sample counts
+// seconds * exchange_seconds(ref) / exchange_seconds(bytes); link null
+// (no model), or calls of one size: the raw medians.
+std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& samples, const LinkCost* link, int P,
+                                double& ref);
 
 // The winner from the reduced times (seconds per candidate, the largest of
 // the ranks' medians): native (at native_at, -1 if not a candidate) unless

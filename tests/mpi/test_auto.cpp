@@ -4,7 +4,7 @@
 // the model together, the model proposes the trial's candidates, and the
 // trial keeps the fastest even where the model is wrong.
 // The scenario comes from A2A_TEST_TUNING (none, good, corrupt, foreign,
-// mismatch), since a process reads A2A_TUNING_FILE once.
+// mismatch, family, native), since a process reads A2A_TUNING_FILE once.
 #include <unistd.h>
 
 #include <algorithm>
@@ -13,6 +13,7 @@
 
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
+#include "front/call.hpp"
 #include "harness.hpp"
 #include "select/cost_model.hpp"
 #include "select/trial.hpp"
@@ -85,6 +86,14 @@ void install_tuning() {
                  {Collective::alltoallv, P, nodes, 1001, 1LL << 60, 1, "uniform", "spread-out", 1}};
     text = a2a::detail::tuning_json(t);
   }
+  if (s == "native") {  // the library's own at every size
+    a2a::detail::TuningTable t;
+    t.mpi_library = a2a::detail::mpi_library_version();
+    const auto nodes = world_node_sizes();
+    t.entries = {{Collective::alltoall, P, nodes, 0, 1LL << 50, 1, "", "native", 1},
+                 {Collective::alltoallv, P, nodes, 0, 1LL << 60, 1, "uniform", "native", 1}};
+    text = a2a::detail::tuning_json(t);
+  }
   if (s == "corrupt") text = text.substr(0, text.size() / 2);
   if (s == "foreign") text = R"({"format": "osu-results", "rows": []})";
   std::ofstream(path) << text;
@@ -94,6 +103,7 @@ void install_tuning() {
   const char* expected = s == "corrupt"   ? "ignored: not valid JSON"
                          : s == "foreign" ? "ignored: not an a2a tuning file"
                          : s == "family"  ? ": 4 entries"
+                         : s == "native"  ? ": 2 entries"
                                           : ": 3 entries";
   EXPECT_NE(status.find(expected), std::string::npos) << status;
 }
@@ -467,6 +477,84 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
   for (int n : {32, 8, 2})  // kFirstCheck calls: no drift check after the switch
     EXPECT_EQ(trials_begun(comm, n, static_cast<int>(a2a::detail::kFirstCheck)), 0)
         << "a trial again at " << n << ", tried on the way up";
+  MPI_Comm_free(&comm);
+}
+
+// auto's alltoallv with counts new every call (`call` picks them: some
+// zero, a graph shuffle's), the data checked.
+Ran alltoallv_new_counts(MPI_Comm comm, int call) {
+  int rank, P;
+  MPI_Comm_rank(comm, &rank);
+  MPI_Comm_size(comm, &P);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int stot = 0, rtot = 0;
+  for (int d = 0; d < P; ++d) {
+    sc[d] = (rank + 2 * d + call) % 5;
+    rc[d] = (d + 2 * rank + call) % 5;
+    sd[d] = stot, rd[d] = rtot;
+    stot += sc[d], rtot += rc[d];
+  }
+  std::vector<int> sbuf(stot + 1), rbuf(rtot + 1, -1);
+  for (int d = 0; d < P; ++d)
+    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j) ^ (call << 24);
+  EXPECT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT, comm,
+                          "auto"),
+            MPI_SUCCESS);
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  long long wrong = 0;
+  for (int s = 0; s < P; ++s)
+    for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != (encode(s, rank, j) ^ (call << 24));
+  EXPECT_EQ(wrong, 0) << "call " << call << ": " << st.algorithm;
+  return {st.algorithm, A2A_Last_decided_by()};
+}
+
+// An alltoallv decided native whose counts change every call (a graph
+// shuffle) leaves the hot call armed after every call, so the next, its
+// counts changed again, reaches the library without being prepared: also
+// after a call that prepared its counts anew and bound the class there.
+TEST_F(Auto, DecidedNativeWithNewCountsStaysHot) {
+  if (scenario() != "native") GTEST_SKIP() << "A2A_TEST_TUNING=native only";
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 2) GTEST_SKIP() << "one rank runs no hot alltoallv";
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  int decided = 0, cold = 0;
+  for (int call = 0; call < 100; ++call) {
+    if (alltoallv_new_counts(comm, call).by != "tuning") continue;
+    ++decided;
+    cold += a2a::detail::thread_state().hot_v.prepared == nullptr;
+  }
+  EXPECT_GE(decided, 98) << "the tuning file's native decides from the second call";
+  EXPECT_EQ(cold, 0) << "decided native calls after which the next must be prepared";
+  MPI_Comm_free(&comm);
+}
+
+// A trial times a candidate of a2a's with what its calls pay beyond its
+// run, as the library's own is timed by its run (its calls go the hot way):
+// where counts change every call and preparing one takes 200 us
+// (A2A_TEST_PREPARE_SECONDS), the model's pick (shm, A2A_COST_MODEL) loses
+// to native, on every rank alike.
+TEST_F(Auto, TrialCountsWhatA2aCallsPayBeyondTheirRun) {
+  if (!std::getenv("A2A_TEST_PREPARE_SECONDS")) GTEST_SKIP() << "A2A_TEST_PREPARE_SECONDS runs only";
+  int rank, P;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
+  std::vector<std::string> tried;
+  int call = 0;
+  Ran r = alltoallv_new_counts(comm, call++);  // the communicator's first call
+  for (; call < 2 * a2a::detail::most_trial_calls(3); ++call) {
+    if ((r = alltoallv_new_counts(comm, call)).by != "trial") break;
+    if (std::find(tried.begin(), tried.end(), r.algorithm) == tried.end()) tried.push_back(r.algorithm);
+  }
+  EXPECT_NE(std::find(tried.begin(), tried.end(), "shm"), tried.end()) << "the model's pick was tried";
+  EXPECT_EQ(r.by, "measured");
+  EXPECT_EQ(r.algorithm, "native");
+  EXPECT_EQ(agreed_choice(comm).first, r.algorithm);
   MPI_Comm_free(&comm);
 }
 

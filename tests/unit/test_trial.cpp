@@ -148,3 +148,38 @@ TEST(Trial, SizeCheckCostsOnePercent) {
     }
   }
 }
+
+// Where calls vary in size the candidates' timed calls moved different
+// bytes: a candidate that is 1.25x slower at every size but drew the small
+// calls (a frontier that grows while the trial runs) wins on raw times and
+// loses once each sample is taken to one size by the library's exchange
+// shape; calls of one size keep their raw medians, and without a model the
+// raw medians stand.
+TEST(Trial, TimesTakenToOneSize) {
+  LinkCost link;
+  link.alpha = 1e-6;
+  link.beta = 1e-10;
+  const int P = 4;
+  const auto shape = [&](double bytes) { return exchange_seconds(link, P, bytes); };
+  EXPECT_LT(shape(1e3), shape(1e5));
+  EXPECT_LT(shape(1e5), shape(1e7));
+  EXPECT_NEAR(shape(6e6), 3 * (1e-6 + 1e-10 * 1e6), 1e-9) << "P - 1 blocks of bytes / (2 (P - 1))";
+  // Candidate 0 (fast) at 64..512 KB, candidate 1 (1.25x) at 1..8 KB.
+  std::vector<std::vector<TrialSample>> s(2);
+  for (double b : {64e3, 128e3, 256e3, 512e3}) s[0].push_back({shape(b), b});
+  for (double b : {1e3, 2e3, 4e3, 8e3}) s[1].push_back({1.25 * shape(b), b});
+  double ref = 0;
+  const std::vector<double> raw = trial_times(s, nullptr, P, ref);
+  EXPECT_LT(raw[1], raw[0]) << "raw times rank the sizes";
+  const std::vector<double> t = trial_times(s, &link, P, ref);
+  EXPECT_DOUBLE_EQ(ref, (8e3 + 64e3) / 2) << "the median of every sample's bytes";
+  EXPECT_NEAR(t[0], shape(ref), 1e-12);
+  EXPECT_NEAR(t[1], 1.25 * shape(ref), 1e-12);
+  EXPECT_EQ(trial_winner(t, 0), 0);
+  // One size: the raw medians, whatever the model.
+  std::vector<std::vector<TrialSample>> same = {{{3e-6, 5e3}, {1e-6, 5e3}, {2e-6, 5e3}}, {{4e-6, 5e3}}};
+  const std::vector<double> u = trial_times(same, &link, P, ref);
+  EXPECT_EQ(ref, 5e3);
+  EXPECT_EQ(u[0], 2e-6);
+  EXPECT_EQ(u[1], 4e-6);
+}
