@@ -196,10 +196,12 @@ struct ThreadState {
   uint64_t key[kPreparedSlots] = {};
   std::unique_ptr<Prepared> slot[kPreparedSlots];
   Stats stats;
-  // A trial call of auto's arms the next call's timing from its start
-  // (call, capi.cpp): a candidate of a2a's is timed with what its calls pay
-  // beyond its run (their lookup and, where counts change, preparation),
-  // as the library's own is by its run alone (its calls go the hot way).
+  // While the trial of the thread's last trial call runs, calls off the
+  // hot path note their start (call, capi.cpp): a candidate of a2a's is
+  // timed with what its calls pay beyond its run (their lookup and, where
+  // counts change, preparation), as the library's own is by its run alone
+  // (its calls go the hot way).  Not in the agree mode, where every call
+  // pays its agreement.
   bool time_next_call = false;
   double call_began = 0;  // MPI_Wtime at the running call's start, or 0
   // One hot call per collective: programs that exchange counts by alltoall

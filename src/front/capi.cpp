@@ -124,10 +124,7 @@ int call(const CallArgs& a) {
   }
   hot.prepared = nullptr;
   ts.lazy = nullptr;
-  if (__builtin_expect(ts.time_next_call, 0)) {
-    ts.time_next_call = false;
-    ts.call_began = MPI_Wtime();
-  }
+  if (__builtin_expect(ts.time_next_call, 0) && !agree) ts.call_began = MPI_Wtime();
   Prepared* p = find_prepared(ts, a);
   if (p && !agree) {
     const int rc = execute(a, *p, nullptr, ts.stats, ts.error);

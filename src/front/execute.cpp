@@ -278,9 +278,9 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     const bool native = !(a.v() ? d.resolved.info->varying != nullptr : d.resolved.info->uniform != nullptr);
     const double t0 = native || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
     const int rc = run_blocks(a, p, d.resolved, hi, st);
-    ts.time_next_call = true;
-    if (const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg)) return e;
-    return rc;
+    const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
+    ts.time_next_call = c.trial;  // calls in between (another collective's) leave it armed
+    return e ? e : rc;
   }
   if (bind && p.class_generation != c.generation) {
     p.native_decided = false;
