@@ -276,6 +276,8 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     st.decided_by = kByTrial;
     ThreadState& ts = thread_state();
     const bool native = !(a.v() ? d.resolved.info->varying != nullptr : d.resolved.info->uniform != nullptr);
+    // As its decided calls will cost: native's go the hot way (its run),
+    // a2a's the full way (from the call's start, where call() noted it).
     const double t0 = native || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
     const int rc = run_blocks(a, p, d.resolved, hi, st);
     const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
