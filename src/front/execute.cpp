@@ -58,6 +58,11 @@ void native_stats(const CallArgs& a, const Prepared& p, Stats& st) {
 
 namespace {
 
+// Whether res is the library's own collective for this call (no entry of a2a's).
+bool library_own(const Resolved& res, bool v) {
+  return !(v ? res.info->varying != nullptr : res.info->uniform != nullptr);
+}
+
 int run_native(const CallArgs& a, Prepared& p, Stats& st) {
   native_stats(a, p, st);
   MPI_Comm on;
@@ -129,7 +134,7 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   const int P = p.P;
   const bool v = a.v();
   if (!v && p.bs == 0) return MPI_SUCCESS;
-  const bool native = !(v ? res.info->varying != nullptr : res.info->uniform != nullptr);
+  const bool native = library_own(res, v);
   if (native && (a.stype == a.rtype || !native_bytes_fits(p))) return run_native(a, p, st);
   // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
   if (!native && res.info->private_comm)
@@ -253,8 +258,7 @@ namespace {
 // would, without its frame, and marks p for the hot call (capi.cpp), so
 // that the next call, its counts changed or not, skips preparing.
 int run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st) {
-  const AlgorithmInfo& info = *p.chosen.info;
-  if (!(a.v() ? info.varying != nullptr : info.uniform != nullptr) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
+  if (library_own(p.chosen, a.v()) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
     const int rc = run_native(a, p, st);
     p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;
     return rc;
@@ -275,10 +279,9 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     name_algorithm(st, d.resolved.canonical);
     st.decided_by = kByTrial;
     ThreadState& ts = thread_state();
-    const bool native = !(a.v() ? d.resolved.info->varying != nullptr : d.resolved.info->uniform != nullptr);
     // As its decided calls will cost: native's go the hot way (its run),
     // a2a's the full way (from the call's start, where call() noted it).
-    const double t0 = native || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
+    const double t0 = library_own(d.resolved, a.v()) || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
     const int rc = run_blocks(a, p, d.resolved, hi, st);
     const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
     ts.time_next_call = c.trial;  // calls in between (another collective's) leave it armed

@@ -139,30 +139,39 @@ Ran alltoall_auto(MPI_Comm comm, int n) {
   return {alg, by};
 }
 
-// Skewed counts: rank s sends (s + d) % 4 * n ints to d.
-Ran alltoallv_auto(MPI_Comm comm, int n) {
+// auto's alltoallv of ints on comm, rank s sending count(s, d) to d, each
+// int encoding (source, destination, index) ^ (tag << 24); the data checked.
+template <class Count>
+void alltoallv_auto_checked(MPI_Comm comm, Count count, int tag) {
   int rank, P;
   MPI_Comm_rank(comm, &rank);
   MPI_Comm_size(comm, &P);
   std::vector<int> sc(P), sd(P), rc(P), rd(P);
   int stot = 0, rtot = 0;
   for (int d = 0; d < P; ++d) {
-    sc[d] = (rank + d) % 4 * n;
-    rc[d] = (d + rank) % 4 * n;
+    sc[d] = count(rank, d);
+    rc[d] = count(d, rank);
     sd[d] = stot, rd[d] = rtot;
     stot += sc[d], rtot += rc[d];
   }
-  std::vector<int> sbuf(stot), rbuf(rtot, -1);
+  std::vector<int> sbuf(stot + 1), rbuf(rtot + 1, -1);
   for (int d = 0; d < P; ++d)
-    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j);
+    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j) ^ (tag << 24);
   EXPECT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT, comm,
                           "auto"),
             MPI_SUCCESS);
-  const auto [alg, by] = agreed_choice(comm);
+  A2A_Stats st;
+  A2A_Last_stats(&st);
   long long wrong = 0;
   for (int s = 0; s < P; ++s)
-    for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != encode(s, rank, j);
-  EXPECT_EQ(wrong, 0) << alg;
+    for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != (encode(s, rank, j) ^ (tag << 24));
+  EXPECT_EQ(wrong, 0) << "tag " << tag << ": " << st.algorithm;
+}
+
+// Skewed counts: rank s sends (s + d) % 4 * n ints to d.
+Ran alltoallv_auto(MPI_Comm comm, int n) {
+  alltoallv_auto_checked(comm, [n](int s, int d) { return (s + d) % 4 * n; }, 0);
+  const auto [alg, by] = agreed_choice(comm);
   return {alg, by};
 }
 
@@ -483,29 +492,9 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
 // auto's alltoallv with counts new every call (`call` picks them: some
 // zero, a graph shuffle's), the data checked.
 Ran alltoallv_new_counts(MPI_Comm comm, int call) {
-  int rank, P;
-  MPI_Comm_rank(comm, &rank);
-  MPI_Comm_size(comm, &P);
-  std::vector<int> sc(P), sd(P), rc(P), rd(P);
-  int stot = 0, rtot = 0;
-  for (int d = 0; d < P; ++d) {
-    sc[d] = (rank + 2 * d + call) % 5;
-    rc[d] = (d + 2 * rank + call) % 5;
-    sd[d] = stot, rd[d] = rtot;
-    stot += sc[d], rtot += rc[d];
-  }
-  std::vector<int> sbuf(stot + 1), rbuf(rtot + 1, -1);
-  for (int d = 0; d < P; ++d)
-    for (int j = 0; j < sc[d]; ++j) sbuf[sd[d] + j] = encode(rank, d, j) ^ (call << 24);
-  EXPECT_EQ(A2A_Alltoallv(sbuf.data(), sc.data(), sd.data(), MPI_INT, rbuf.data(), rc.data(), rd.data(), MPI_INT, comm,
-                          "auto"),
-            MPI_SUCCESS);
+  alltoallv_auto_checked(comm, [call](int s, int d) { return (s + 2 * d + call) % 5; }, call);
   A2A_Stats st;
   A2A_Last_stats(&st);
-  long long wrong = 0;
-  for (int s = 0; s < P; ++s)
-    for (int j = 0; j < rc[s]; ++j) wrong += rbuf[rd[s] + j] != (encode(s, rank, j) ^ (call << 24));
-  EXPECT_EQ(wrong, 0) << "call " << call << ": " << st.algorithm;
   return {st.algorithm, A2A_Last_decided_by()};
 }
 
