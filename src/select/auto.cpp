@@ -246,16 +246,14 @@ void check_tuning(CommContext& ctx, AutoState& a) {
   a.tuning_checked = true;
 }
 
-// Whether alltoallv's choice per call on the global sizes (one allreduce a
-// call) is worth it on this layout, by the model over blocks of 1 B ..
-// 1 GiB (factors of 4) and skews 1, 4 and 64: per point, each candidate's
-// time over the point's best; the per-call choice scores the best plus the
-// allreduce, a single pick for every size its own time (the geometric mean
-// over the points).  False, with `single` the best single pick (the model's
-// cheapest somewhere, or native), where the per-call choice does not win
-// by 5 %: one pick for every size then, tried against native.
+}  // namespace
+
+// Per point, each candidate's time over the point's best; the per-call
+// choice scores the best plus the allreduce, a single pick for every size
+// its own time (the geometric mean over the points); the per-call choice
+// must win by 5 %.
 bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
-               std::string& single) {
+               std::string& single, std::string& runner_up) {
   const double allreduce = model_allreduce(layout, m);
   std::map<std::string, double> log_ratio;  // candidate -> sum of log(time / best)
   std::vector<std::map<std::string, double>> points;
@@ -282,10 +280,23 @@ bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vect
   const auto winner = std::min_element(log_ratio.begin(), log_ratio.end(),
                                        [](auto& x, auto& y) { return x.second < y.second; });
   single = winner->first;
+  runner_up.clear();
+  double next = 0;
+  for (const auto& [spec, sum] : log_ratio)
+    if (spec != single && spec != "native" && (runner_up.empty() || sum < next)) runner_up = spec, next = sum;
+  if (!runner_up.empty() && next - winner->second > static_cast<double>(points.size()) * std::log(kTrialClose))
+    runner_up.clear();
   return per_call < winner->second + static_cast<double>(points.size()) * std::log(0.95);
 }
 
-}  // namespace
+std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up) {
+  std::vector<std::string> specs = {pick};
+  if (pick != "native") specs.push_back("native");
+  if (!runner_up.empty() && runner_up != pick &&
+      !(needs_duplicate(Collective::alltoallv, runner_up) && !needs_duplicate(Collective::alltoallv, pick)))
+    specs.push_back(runner_up);
+  return specs;
+}
 
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
   AutoState& a = auto_state(ctx);
@@ -355,6 +366,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
   if (!a.v_fixed_known) {
     check_tuning(ctx, a);
     std::vector<std::string> picks;
+    std::string runner_up;  // the model's, tried too where close
     std::vector<std::pair<long long, long long>> ranges;
     if (a.table)
       for (const auto& e : a.table->entries)
@@ -374,7 +386,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       MachineModel m;
       if (const int rc = machine_model(ctx, m, error)) return rc;
       std::string pick;
-      safe = !sizes_pay(a.layout, m, picks, pick);
+      safe = !sizes_pay(a.layout, m, picks, pick, runner_up);
       if (safe) picks.push_back(pick);
     } else if (safe && !tuned) {
       MachineModel m;
@@ -415,7 +427,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
         if (++votes[p] > votes[best]) best = p;
       std::vector<std::string> specs = {best};
       if (tuned) specs = tuned_candidates(best);
-      else if (best != "native" && config().trial != Config::Trial::off) specs.push_back("native");
+      else if (config().trial != Config::Trial::off) specs = every_size_candidates(best, runner_up);
       if (const int rc = make_class(ctx, Collective::alltoallv, 0, specs, tuned ? kByTuning : kByModel,
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;

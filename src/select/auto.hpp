@@ -115,12 +115,24 @@ struct AutoState {
 // spread-out and scattered (which send the same messages: one per non-empty
 // pair, same tag, same pieces, all in flight or in MPICH's batches, so ranks
 // could even mix them), auto runs it (the most frequent) for every call on
-// this communicator, in one class, tried against native on the first
-// calls: the same on every rank, with no allreduce.  Sets `out` to that
+// this communicator, in one class, tried against native (and a close
+// runner-up: sizes_pay) on the first calls: the same on every rank, with
+// no allreduce.  Sets `out` to that
 // class, or to null when the sizes are needed.  Collective on the
 // communicator's first auto call.
 int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::string& error);
 bool same_messages_family(const std::string& spec);
+// Whether alltoallv's choice per call on the global sizes pays for its
+// allreduce on this layout, by the model over blocks of 1 B .. 1 GiB and
+// skews 1, 4 and 64; where not, `single` is the best pick for every size
+// (of the model's picks, native and `given`, by the geometric mean of each
+// one's time over the best) and `runner_up` the next other than native,
+// where within kTrialClose of it (else empty).  Pure.
+bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
+               std::string& single, std::string& runner_up);
+// What the class of every size tries: the pick, native, the runner-up
+// (unless it would make the private duplicate that the pick does not).
+std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up);
 
 // Prices alltoall's classes of every power-of-two block size up to 8 MiB,
 // smallest first, until `seconds` have passed: a program that makes a

@@ -15,6 +15,7 @@
 #include "core/context.hpp"
 #include "front/call.hpp"
 #include "harness.hpp"
+#include "select/auto.hpp"
 #include "select/cost_model.hpp"
 #include "select/trial.hpp"
 #include "select/tuning.hpp"
@@ -321,6 +322,54 @@ TEST_F(Auto, ModelProposesTheTrialsCandidates) {
     EXPECT_EQ(tried, want) << n;
     EXPECT_LE(calls, a2a::detail::most_trial_calls(static_cast<int>(want.size())) + 1) << n;
   }
+}
+
+// The same for alltoallv's class of every size (auto_without_sizes), where
+// the model makes one on this layout: its trial runs exactly the model's
+// pick, native and a close runner-up (sizes_pay, every_size_candidates).
+TEST_F(Auto, ModelProposesTheEverySizeTrialsCandidates) {
+  const char* text = std::getenv("A2A_COST_MODEL");
+  if (!text || scenario() == "good") GTEST_SKIP() << "needs A2A_COST_MODEL and no matching tuning file";
+  a2a::detail::MachineModel m;
+  unsigned given = 0;
+  std::string err;
+  ASSERT_TRUE(a2a::detail::parse_cost_model(text, m, given, err)) << err;
+  ASSERT_EQ(given & a2a::detail::kAllCostKeys, a2a::detail::kAllCostKeys);
+  a2a::detail::CommContext* ctx = nullptr;
+  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  m.library = a2a::detail::library_from_version(version);
+  m.oversubscribed = ctx->oversubscribed;
+  std::string pick, runner_up;
+  if (a2a::detail::sizes_pay({ctx->topology.node_of, ctx->topology.ranks}, m, {}, pick, runner_up))
+    GTEST_SKIP() << "the model chooses per call on this layout";
+  std::vector<std::string> want;
+  for (const auto& spec : a2a::detail::every_size_candidates(pick, runner_up)) {
+    a2a::detail::Resolved r;
+    ASSERT_EQ(a2a::detail::resolve(Collective::alltoallv, spec, ctx->size, 8, r, err), MPI_SUCCESS);
+    want.push_back(r.canonical);
+  }
+  int rank;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, rank, &comm);  // a fresh context: its first call, then its class
+  alltoallv_auto(comm, 1);
+  std::vector<std::string> tried;
+  Ran ran;
+  for (int k = 0; k < 2 * a2a::detail::most_trial_calls(3); ++k) {
+    if ((ran = alltoallv_auto(comm, 2)).by != "trial") break;
+    if (std::find(tried.begin(), tried.end(), ran.algorithm) == tried.end()) tried.push_back(ran.algorithm);
+  }
+  EXPECT_NE(std::find(want.begin(), want.end(), ran.algorithm), want.end()) << ran.algorithm;
+  if (want.size() > 1) {
+    EXPECT_EQ(ran.by, "measured");
+    std::sort(want.begin(), want.end());
+    std::sort(tried.begin(), tried.end());
+    EXPECT_EQ(tried, want);
+  }
+  MPI_Comm_free(&comm);
 }
 
 // A block of 16 KiB or more at which the library runs its own all-to-all
