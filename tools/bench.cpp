@@ -26,7 +26,9 @@
 // ratio includes what a2a adds.  --error-check picks how a2a agrees on
 // errors; a spec prefixed "agree/" always runs with agreement, which prices
 // the default mode in the same table; "plan/" runs a persistent plan (init
-// once per size, A2A_Start per iteration).
+// once per size, A2A_Start per iteration); "i/" the nonblocking call and
+// its wait at once (A2A_Ialltoall(v) + A2A_Wait; i/native: MPI_Ialltoall(v)
+// + MPI_Wait), what the engine adds to the blocking call.
 // --twins adds, for each a2a algorithm that the MPI library also implements,
 // the library's own forced to that algorithm (twins.hpp), and prints each
 // a2a row's time over its twin's.  -b N times N calls back to back per
@@ -120,6 +122,7 @@ Case make_case(bool v, const a2a::workload::Workload& w, long long m, int rank, 
 }
 
 constexpr const char* kPlan = "plan/";
+constexpr const char* kNonblocking = "i/";
 constexpr const char* kTwin = "twin:";
 
 bool is_twin(const std::string& alg) { return alg.rfind(kTwin, 0) == 0; }
@@ -147,6 +150,22 @@ int run(const std::string& alg, Case& c, a2a::ErrorCheck mode, const a2a::tools:
       c.plans[alg] = plan;
     }
     return A2A_Start(c.plans[alg]);
+  }
+  if (alg.rfind(kNonblocking, 0) == 0) {
+    spec = alg.c_str() + 2;
+    if (std::string(spec) == "native") {
+      MPI_Request req;
+      const int rc = c.v ? MPI_Ialltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(),
+                                          c.rc.data(), c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, &req)
+                         : MPI_Ialltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, &req);
+      return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    }
+    A2A_Request req = A2A_REQUEST_NULL;
+    const int rc = c.v ? A2A_Ialltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(),
+                                        c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, spec, &req)
+                       : A2A_Ialltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, spec,
+                                       &req);
+    return rc != MPI_SUCCESS ? rc : A2A_Wait(&req, MPI_STATUS_IGNORE);
   }
   if (!c.v) {
     if (alg == "native") return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD);
@@ -238,7 +257,7 @@ std::string shown(const std::string& asked, const std::string& ran) {
   if (asked.find("auto") != std::string::npos || (has_intra_shm(asked) && !has_intra_shm(ran)))
     return asked + " (" + ran + ")";
   std::string spec = asked, prefix;
-  for (const char* p : {kPlan, kAgree, kA2A})
+  for (const char* p : {kPlan, kAgree, kA2A, kNonblocking})
     if (asked.rfind(p, 0) == 0) prefix = p, spec = asked.substr(std::string(p).size());
   const auto base = [](const std::string& s) { return s.substr(0, s.find(':')); };
   if (base(spec) != base(ran) && !(base(spec) == "native" && ran.rfind("MPI_", 0) == 0))
@@ -403,11 +422,14 @@ int run_bench(const std::vector<std::string>& raw) {
     // hidden, native), read after every call (the last one stays).
     std::vector<long long> wrong(algs.size(), 0), inter(algs.size(), 0);
     const auto note_stats = [&](size_t a) {
-      const bool mpi = algs[a] == "native" || is_twin(algs[a]);
+      const bool mpi = algs[a] == "native" || algs[a] == "i/native" || is_twin(algs[a]);
       A2A_Stats st;
       A2A_Last_stats(&st);
       inter[a] = mpi ? -1 : st.inter_node_messages;
-      ran[a] = algs[a] == "native" ? (v ? "MPI_Alltoallv" : "MPI_Alltoall") : mpi ? algs[a] : st.algorithm;
+      ran[a] = algs[a] == "native"     ? (v ? "MPI_Alltoallv" : "MPI_Alltoall")
+               : algs[a] == "i/native" ? (v ? "MPI_Ialltoallv" : "MPI_Ialltoall")
+               : mpi                   ? algs[a]
+                                       : st.algorithm;
     };
     const auto call = [&](size_t a) { return run(algs[a], c, mode, twins); };
     const auto before = [&](size_t a) { return is_twin(algs[a]) ? twins.enter(*twins.find(algs[a])) : 0; };
@@ -469,7 +491,7 @@ int run_bench(const std::vector<std::string>& raw) {
     double best_a2a = -1;
     for (size_t a = 0; a < algs.size(); ++a) {
       const double med = a2a::tools::median(t[a]);
-      if (algs[a] != "native" && !is_twin(algs[a]) && (best_a2a < 0 || med < best_a2a)) best_a2a = med;
+      if (algs[a] != "native" && algs[a] != "i/native" && !is_twin(algs[a]) && (best_a2a < 0 || med < best_a2a)) best_a2a = med;
       if (algs[a] == "auto" && native > 0) {
         auto_vs_native.add(med / native, m);
         auto_all_calls.add(a2a::tools::mean(t[a]) / a2a::tools::mean(t[native_row]), m);

@@ -53,6 +53,30 @@ int A2A_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sd
 int A2A_Start(A2A_Plan plan);
 int A2A_Plan_free(A2A_Plan *plan);
 
+/* Nonblocking calls, as MPI-3's MPI_Ialltoall(v): the same arguments and
+ * choice as the blocking calls, argument errors reported by the start (as
+ * the blocking call reports them), communication errors at completion.
+ * Several may be in flight on one communicator (started in the same order
+ * on every rank, completed in any order).  Progress is weak: every pending
+ * operation of the process advances inside any a2a call (A2A_Test loops
+ * included).  A2A_Istart starts a plan without blocking (A2A_Start
+ * blocks); a plan has at most one start in flight.  Completion sets the
+ * request to A2A_REQUEST_NULL; A2A_Last_stats then reports that operation.
+ * MPI_STATUS_IGNORE and MPI_STATUSES_IGNORE are accepted. */
+typedef struct A2A_Request_s *A2A_Request;
+#define A2A_REQUEST_NULL ((A2A_Request)0)
+int A2A_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                  MPI_Comm comm, const char *algorithm, A2A_Request *request);
+int A2A_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm, const char *algorithm, A2A_Request *request);
+int A2A_Istart(A2A_Plan plan, A2A_Request *request);
+int A2A_Wait(A2A_Request *request, MPI_Status *status);
+int A2A_Test(A2A_Request *request, int *flag, MPI_Status *status);
+int A2A_Waitall(int count, A2A_Request requests[], MPI_Status statuses[]);
+int A2A_Testall(int count, A2A_Request requests[], int *flag, MPI_Status statuses[]);
+
 /* Collective over comm: learns its layout and the machine's costs that auto
  * prices its candidates with (a few milliseconds, on a duplicate of comm
  * freed at once; once per job for communicators of MPI_COMM_WORLD's ranks),

@@ -1,6 +1,10 @@
 // C++ conveniences over the C API.
 #pragma once
 #include <string>
+#include <utility>
+#if __cplusplus >= 202002L
+#include <span>
+#endif
 
 #include "a2a/a2a.h"
 
@@ -32,5 +36,54 @@ std::string tuning_status();
 // Why the calling thread's last call failed, e.g. "a2a: unknown parameter 'radx' for
 // tra; expected radix"; empty after a successful call.
 std::string last_error_message();
+
+// A nonblocking operation (A2A_Ialltoall(v), A2A_Istart) owned: waited for
+// when it goes out of scope (the error is then lost: call wait() to see it).
+class Request {
+ public:
+  Request() = default;
+  explicit Request(A2A_Request r) : r_(r) {}
+  Request(Request&& o) noexcept : r_(std::exchange(o.r_, A2A_REQUEST_NULL)) {}
+  Request& operator=(Request&& o) noexcept {
+    if (this != &o) {
+      wait();
+      r_ = std::exchange(o.r_, A2A_REQUEST_NULL);
+    }
+    return *this;
+  }
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+  ~Request() { wait(); }
+  int wait() { return A2A_Wait(&r_, MPI_STATUS_IGNORE); }
+  // True once complete (then done()); an error completes it too (wait()'s
+  // error is then the one test saw: call test(&rc) to get it).
+  bool test(int* rc = nullptr) {
+    int flag = 1;
+    const int e = A2A_Test(&r_, &flag, MPI_STATUS_IGNORE);
+    if (rc) *rc = e;
+    return flag != 0;
+  }
+  bool done() const { return r_ == A2A_REQUEST_NULL; }
+  A2A_Request* get() { return &r_; }  // for the C calls
+
+ private:
+  A2A_Request r_ = A2A_REQUEST_NULL;
+};
+
+#if __cplusplus >= 202002L
+// A2A_Ialltoall over spans of P equal blocks of `type` elements (T the
+// element's C++ type: the counts are the spans' sizes over P).
+template <class T>
+int ialltoall(std::span<const T> send, std::span<T> recv, MPI_Datatype type, MPI_Comm comm, Request& out,
+              const char* algorithm = nullptr) {
+  int P = 1;
+  MPI_Comm_size(comm, &P);
+  Request r;
+  const int rc = A2A_Ialltoall(send.data(), static_cast<int>(send.size() / P), type, recv.data(),
+                               static_cast<int>(recv.size() / P), type, comm, algorithm, r.get());
+  out = std::move(r);
+  return rc;
+}
+#endif
 
 }  // namespace a2a

@@ -109,6 +109,7 @@ int CommContext::make_private() {
 CommContext::~CommContext() {
   gpu_state.reset();  // it holds a communicator split from comm
   shm_state.reset();  // likewise
+  shm_nb_state.reset();
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized && comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
@@ -423,6 +424,13 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   ctx = fresh.release();
   ++contexts_alive;
   return MPI_SUCCESS;
+}
+
+Scratch& OpScratch::of(const CommContext& ctx) {
+  for (auto& [c, s] : by_ctx_)
+    if (c == &ctx) return *s;
+  by_ctx_.emplace_back(&ctx, std::make_unique<Scratch>());
+  return *by_ctx_.back().second;
 }
 
 }  // namespace a2a::detail

@@ -126,6 +126,21 @@ class Scratch {
   int next_work_ = kWork0;    // the first work region no open Frame holds
 };
 
+// A nonblocking operation's own scratch, one Scratch per communicator
+// context its algorithm runs on (node-aware algorithms run phases on
+// sub-communicators), kept with the operation and reused by the next.
+struct CommContext;
+class OpScratch {
+ public:
+  Scratch& of(const CommContext& ctx);
+  void begin_call() {
+    for (auto& [ctx, s] : by_ctx_) s->begin_call();
+  }
+
+ private:
+  std::vector<std::pair<const CommContext*, std::unique_ptr<Scratch>>> by_ctx_;
+};
+
 // Derived datatypes cached across calls, keyed by what they were built for
 // (algorithm, block bytes, stride), rebuilt only when the key changes.
 struct TypeKey {
@@ -166,6 +181,15 @@ struct CommContext {
   // Calls run through execute on it (a repeated native call is not counted,
   // and follows one that was): 1 at the first call, on every rank alike.
   long long calls = 0;
+  // The tag of the next operation of a2a's algorithms begun on this
+  // communicator (blocking or not, in the same order on every rank):
+  // next_op_tag() cycles through kFirstOpTag..kLastOpTag (transport.hpp).
+  int op_tag_next = 3;
+  int next_op_tag() {
+    const int t = op_tag_next;
+    op_tag_next = t == 32767 ? 3 : t + 1;
+    return t;
+  }
   // Facts about the job learnt once (the layout, the cost model's machine):
   // a communicator of exactly world's ranks teaches them to every world
   // rank at once; one of world ranks only may read them.  Both false under
@@ -203,6 +227,9 @@ struct CommContext {
   // The shared-memory exchange's node communicator and segment (shm),
   // made by its first call or shared with communicators over the same group.
   std::shared_ptr<ShmState> shm_state;
+  // Nonblocking operations' own segment, never shared with another
+  // communicator: their exchanges follow this communicator's start order.
+  std::shared_ptr<ShmState> shm_nb_state;
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;

@@ -24,7 +24,7 @@ MPI_Request* Requests::spill() {
 void Requests::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
-    note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, kDataTag, comm, next()));
+    note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, op_tag(), comm, next()));
     p += piece;
     bytes -= piece;
   }
@@ -33,7 +33,7 @@ void Requests::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
 void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
-    note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, kDataTag, comm, next()));
+    note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, op_tag(), comm, next()));
     if (stats) stats->count_message(dst, piece);
     p += piece;
     bytes -= piece;
@@ -46,25 +46,45 @@ void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, 
 }
 
 void Requests::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {
-  note(MPI_Irecv(buf, 1, type, src, kDataTag, comm, next()));
+  note(MPI_Irecv(buf, 1, type, src, op_tag(), comm, next()));
 }
 
 void Requests::send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm,
                           Stats& stats) {
-  note(MPI_Isend(buf, 1, type, dst, kDataTag, comm, next()));
+  note(MPI_Isend(buf, 1, type, dst, op_tag(), comm, next()));
   stats.count_message(dst, payload);
   stats.bytes_sent += static_cast<long long>(payload);
+}
+
+void Requests::finish() {
+  more_.clear();
+  n_ = 0;
+  result_ = err_;
+  err_ = MPI_SUCCESS;
 }
 
 int Requests::wait_all() {
   const bool spilled = !more_.empty();
   const size_t n = spilled ? more_.size() : n_;
   if (n) note(MPI_Waitall(static_cast<int>(n), spilled ? more_.data() : inline_, MPI_STATUSES_IGNORE));
-  more_.clear();
-  n_ = 0;
-  const int rc = err_;
-  err_ = MPI_SUCCESS;
-  return rc;
+  finish();
+  return result_;
+}
+
+bool Requests::test_all() {
+  const bool spilled = !more_.empty();
+  const size_t n = spilled ? more_.size() : n_;
+  int done = 1;
+  if (n) {
+    const int rc = MPI_Testall(static_cast<int>(n), spilled ? more_.data() : inline_, &done, MPI_STATUSES_IGNORE);
+    if (rc != MPI_SUCCESS) {  // an error completes the wait: the rest are waited out, the error kept
+      note(rc);
+      wait_all();
+      return true;
+    }
+  }
+  if (done) finish();
+  return done != 0;
 }
 
 int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
@@ -73,8 +93,8 @@ int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes
   if (sbytes > 0 && rbytes > 0 && sbytes <= limit && rbytes <= limit) {  // one call into the library
     stats.bytes_sent += static_cast<long long>(sbytes);
     stats.count_message(dst, sbytes);
-    return MPI_Sendrecv(sbuf, static_cast<int>(sbytes), MPI_BYTE, dst, kDataTag, rbuf, static_cast<int>(rbytes),
-                        MPI_BYTE, src, kDataTag, comm, MPI_STATUS_IGNORE);
+    return MPI_Sendrecv(sbuf, static_cast<int>(sbytes), MPI_BYTE, dst, op_tag(), rbuf, static_cast<int>(rbytes),
+                        MPI_BYTE, src, op_tag(), comm, MPI_STATUS_IGNORE);
   }
   Requests r;
   r.recv(rbuf, rbytes, src, comm);
@@ -113,6 +133,37 @@ int make_blocks_type(size_t bytes, const std::vector<MPI_Aint>& displs, MPI_Data
   MPI_Type_free(&block);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(out);
   return rc;
+}
+
+Task<int> allreduce_max(long long& v, MPI_Comm comm) {
+  if (blocking_now()) co_return MPI_Allreduce(MPI_IN_PLACE, &v, 1, MPI_LONG_LONG, MPI_MAX, comm);
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  for (int d = 1; d < P; d *= 2) {
+    long long got = 0;
+    Requests r(2);
+    r.note(MPI_Irecv(&got, 1, MPI_LONG_LONG, (me - d + P) % P, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(&v, 1, MPI_LONG_LONG, (me + d) % P, op_tag(), comm, r.add()));
+    if (const int rc = co_await wait(r)) co_return rc;
+    v = std::max(v, got);
+  }
+  co_return MPI_SUCCESS;
+}
+
+Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm) {
+  if (blocking_now()) co_return PMPI_Alltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, comm);
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  std::copy(send + static_cast<size_t>(me) * n, send + static_cast<size_t>(me + 1) * n, recv + static_cast<size_t>(me) * n);
+  Requests r(2 * static_cast<size_t>(P));
+  for (int i = 1; i < P; ++i) {
+    const int from = (me - i + P) % P, to = (me + i) % P;
+    r.note(MPI_Irecv(recv + static_cast<size_t>(from) * n, n, MPI_LONG_LONG, from, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(send + static_cast<size_t>(to) * n, n, MPI_LONG_LONG, to, op_tag(), comm, r.add()));
+  }
+  co_return co_await wait(r);
 }
 
 }  // namespace a2a::detail

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/engine.hpp"
 
 namespace a2a::detail {
 
@@ -16,7 +17,9 @@ constexpr size_t kMaxMessageBytes = size_t{1} << 30;
 // kMaxMessageBytes, or A2A_MAX_MESSAGE_BYTES (must be the same on every rank) so tests can exercise the splitting with
 // small messages.
 size_t max_message_bytes();
-constexpr int kDataTag = 1;  // the private communicator carries only library traffic
+// The private communicator carries only library traffic; each operation's
+// messages carry its own tag (op_tag(), core/engine.hpp), so that
+// operations in flight on one communicator never match each other's.
 
 // Requests in flight: up to kInline without touching the heap (a call's
 // hot path allocates nothing at the sizes where that would show), more in
@@ -30,13 +33,13 @@ class Requests {
   Requests& operator=(const Requests&) = delete;
   void recv(void* buf, size_t bytes, int src, MPI_Comm comm) {
     if (bytes > max_message_bytes()) return recv_pieces(static_cast<char*>(buf), bytes, src, comm);
-    if (bytes > 0) note(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, src, kDataTag, comm, next()));
+    if (bytes > 0) note(MPI_Irecv(buf, static_cast<int>(bytes), MPI_BYTE, src, op_tag(), comm, next()));
   }
   void send(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
     stats.bytes_sent += static_cast<long long>(bytes);
     if (bytes > max_message_bytes()) return post_sends(static_cast<const char*>(buf), bytes, dst, comm, &stats);
     if (bytes == 0) return;
-    note(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dst, kDataTag, comm, next()));
+    note(MPI_Isend(buf, static_cast<int>(bytes), MPI_BYTE, dst, op_tag(), comm, next()));
     stats.count_message(dst, bytes);
   }
   // Metadata (block sizes): counted in meta_bytes_sent, not as data.
@@ -44,7 +47,17 @@ class Requests {
   // Derived-datatype message of one element (block lists built by the caller).
   void recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm);
   void send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm, Stats& stats);
-  int wait_all();  // first MPI error seen, or MPI_SUCCESS
+  // A request slot for any other nonblocking call (a nested collective),
+  // its return code passed to note().
+  MPI_Request* add() {
+    MPI_Request* r = next();
+    *r = MPI_REQUEST_NULL;
+    return r;
+  }
+  void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }
+  int wait_all();  // first MPI error seen, or MPI_SUCCESS (also result())
+  bool test_all();  // true once every request completed (then result() as wait_all's)
+  int result() const { return result_; }
 
  private:
   void post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats);
@@ -56,12 +69,81 @@ class Requests {
   size_t n_ = 0;                   // requests in inline_ (when more_ is empty)
   std::vector<MPI_Request> more_;  // all of them, once they outgrow inline_
   int err_ = MPI_SUCCESS;
-  void note(int rc) { if (rc != MPI_SUCCESS && err_ == MPI_SUCCESS) err_ = rc; }
+  int result_ = MPI_SUCCESS;
+  void finish();
 };
+
+// co_await wait(reqs): every request posted on reqs completes (its first
+// error, or MPI_SUCCESS).
+struct WaitRequests {
+  Requests& r;
+  bool await_ready() {
+    if (blocking_now()) {
+      r.wait_all();
+      return true;
+    }
+    return r.test_all();
+  }
+  void await_suspend(std::coroutine_handle<> h) noexcept {
+    OpState* op = current_op();
+    op->resume = h;
+    op->requests = &r;
+  }
+  int await_resume() const { return r.result(); }
+};
+inline WaitRequests wait(Requests& r) { return WaitRequests{r}; }
 
 // One blocking exchange: send `sbytes` to dst while receiving `rbytes` from src.
 int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
              Stats& stats);
+
+// co_await exchanged(...): exchange() where the operation blocks, else the
+// two messages posted and awaited.
+struct Exchanged {
+  const void* sbuf;
+  size_t sbytes;
+  int dst;
+  void* rbuf;
+  size_t rbytes;
+  int src;
+  MPI_Comm comm;
+  Stats& stats;
+  Requests r{2};
+  int rc = MPI_SUCCESS;
+  bool await_ready() {
+    if (blocking_now()) {
+      rc = exchange(sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats);
+      return true;
+    }
+    r.recv(rbuf, rbytes, src, comm);
+    r.send(sbuf, sbytes, dst, comm, stats);
+    if (!r.test_all()) return false;
+    rc = r.result();
+    return true;
+  }
+  void await_suspend(std::coroutine_handle<> h) noexcept { WaitRequests{r}.await_suspend(h); }
+  int await_resume() const { return rc != MPI_SUCCESS ? rc : r.result(); }
+};
+inline Exchanged exchanged(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src,
+                           MPI_Comm comm, Stats& stats) {
+  return Exchanged{sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats};
+}
+
+// Collectives nested in an algorithm (the largest block, tuna-hier's size
+// exchange): the MPI library's own where the operation blocks; messages
+// with the operation's tag where it does not, since operations in flight
+// on one communicator may reach their nested collectives in different
+// orders on different ranks, which the library's collectives forbid.
+// The maximum of `v` over comm (nonblocking: dissemination, ceil(log2 P)
+// rounds; max is idempotent, so overlapping ranges do no harm).
+Task<int> allreduce_max(long long& v, MPI_Comm comm);
+// Alltoall of `n` long longs per rank over comm (nonblocking: spread-out).
+Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm);
+
+// The tags operations' messages carry (CommContext::next_op_tag; cuda-ipc's
+// staged chunks use 2; MPI_TAG_UB is at least 32767).
+constexpr int kFirstOpTag = 3, kLastOpTag = 32767;
+static_assert(kFirstOpTag == 3 && kLastOpTag == 32767, "CommContext::next_op_tag cycles through these");
 
 // A datatype of exactly `bytes` contiguous bytes (any size, int-safe).
 int make_bytes_type(size_t bytes, MPI_Datatype* out);

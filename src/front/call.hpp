@@ -424,4 +424,40 @@ int failed(int err, std::string& msg);
 // ---- device (device.cpp) ----
 int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg);
 
+// ---- nonblocking (execute.cpp, nonblocking.cpp) ----
+// execute as an operation on the engine: the same choice, the algorithm
+// run on the operation's own scratch; device buffers complete inside.
+Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg);
+
 }  // namespace a2a::detail
+
+namespace a2a::detail {
+// ---- the C API's helpers (capi.cpp) ----
+bool agree_mode();  // the error check: agree (true) or local
+CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                       MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm);
+CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                        void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                        MPI_Comm comm, const char* algorithm);
+// Every error leaves a message for a2a::last_error_message(): a2a's own, or
+// the MPI library's text for an error an MPI call returned.
+int explain(int rc);
+inline int explained(int rc) { return __builtin_expect(rc == MPI_SUCCESS, 1) ? rc : explain(rc); }
+}  // namespace a2a::detail
+
+// A persistent call: the arguments (which, as for MPI's persistent
+// collectives, must stay valid and unchanged until the plan is freed), the
+// call prepared, agreed and its algorithm chosen at init.
+struct A2A_Plan_s {
+  a2a::detail::CallArgs args;
+  std::unique_ptr<a2a::detail::Prepared> prepared;
+  a2a::detail::Global global;
+  // Below MPI_THREAD_SERIALIZED one thread makes every call, so a start
+  // that runs the library's own collective may leave its stats for
+  // last_stats (ThreadState::lazy), as a hot call does: the plan's free
+  // writes them first.  Above, another thread could free the plan.
+  bool stats_when_asked = false;
+  bool active = false;  // a start in flight (A2A_Istart)
+};
+
+

@@ -14,7 +14,6 @@
 #include "select/tuning.hpp"
 
 namespace a2a::detail {
-namespace {
 
 // The error check: the configuration's until set.
 bool agree_mode() {
@@ -62,8 +61,6 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
   return a;
 }
 
-// Every error leaves a message for a2a::last_error_message(): a2a's own, or
-// the MPI library's text for an error an MPI call returned.
 [[gnu::noinline, gnu::cold]] int explain(int rc) {
   std::string& msg = thread_state().error;
   if (msg.empty()) {
@@ -74,7 +71,8 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
   }
   return rc;
 }
-inline int explained(int rc) { return __builtin_expect(rc == MPI_SUCCESS, 1) ? rc : explain(rc); }
+
+namespace {
 
 // The shim's test (first_alltoall_to_library, call.hpp), cheapest
 // refusals first: a communicator a2a has met is most calls' answer.
@@ -114,6 +112,7 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
 // call), its stats left for last_stats: the hot path (docs/results.md's
 // call overhead).
 int call(const CallArgs& a) {
+  progress_pending();  // weak progress: pending operations advance in every call
   ThreadState& ts = thread_state();
   if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
   const bool agree = agree_mode();
@@ -157,20 +156,6 @@ bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], con
 }
 
 }  // namespace a2a::detail
-
-// A persistent call: the arguments (which, as for MPI's persistent
-// collectives, must stay valid and unchanged until the plan is freed), the
-// call prepared, agreed and its algorithm chosen at init.
-struct A2A_Plan_s {
-  a2a::detail::CallArgs args;
-  std::unique_ptr<a2a::detail::Prepared> prepared;
-  a2a::detail::Global global;
-  // Below MPI_THREAD_SERIALIZED one thread makes every call, so a start
-  // that runs the library's own collective may leave its stats for
-  // last_stats (ThreadState::lazy), as a hot call does: the plan's free
-  // writes them first.  Above, another thread could free the plan.
-  bool stats_when_asked = false;
-};
 
 namespace a2a::detail {
 namespace {
@@ -257,6 +242,12 @@ extern "C" int A2A_Start(A2A_Plan plan) {
     ts.error = "a2a: plan is NULL";
     return MPI_ERR_ARG;
   }
+  progress_pending();
+  if (plan->active) {
+    ts.lazy = nullptr;
+    ts.error = "a2a: the plan's last start has not completed";
+    return explained(MPI_ERR_REQUEST);
+  }
   Prepared& p = *plan->prepared;
   if (plan->stats_when_asked && p.native_decided && class_quiet(p)) {  // as a hot call (capi's call)
     ts.lazy = &p;
@@ -268,6 +259,7 @@ extern "C" int A2A_Start(A2A_Plan plan) {
 
 extern "C" int A2A_Plan_free(A2A_Plan* plan) {
   if (!plan) return MPI_ERR_ARG;
+  if (*plan && (*plan)->active) return MPI_ERR_REQUEST;  // its start still in flight
   if (*plan) {
     a2a::detail::ThreadState& ts = a2a::detail::thread_state();
     if (ts.lazy == (*plan)->prepared.get()) a2a::detail::last_stats(ts);  // written before they go

@@ -106,14 +106,15 @@ VarFn entry(const Resolved& r, const VarCall*) { return r.info->varying; }
 // cannot run this call (decided from values every rank shares).
 template <class Call>
 int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  const Result r = entry(res, &call)(call, res.params);
+  const int tag = p.ctx->next_op_tag();
+  const Result r = drive_blocking(entry(res, &call)(call, res.params), tag);
   if (!r.fell_back()) return r.code();
   Resolved storage;
   const Resolved& fb = fallback_of(res, p, storage);
   if (fb.info->private_comm)
     if (const int rc = p.ctx->open_private()) return rc;
   restart_stats(p, st, fb.canonical);
-  const Result again = entry(fb, &call)(call, fb.params);
+  const Result again = drive_blocking(entry(fb, &call)(call, fb.params), tag);
   return again.fell_back() ? MPI_ERR_INTERN : again.code();  // fallbacks run every call
 }
 
@@ -126,12 +127,70 @@ struct UserBlocks {
   int elements(int i) const { return counts ? counts[i] : count; }
 };
 
-// Both collectives, one pipeline: native, or the block view (the user's
-// buffers where the types are gap-free, else packed block after block),
-// a2a's algorithm on it, and the received blocks unpacked.
+// The block view of a call in bytes: the user's buffers where the types
+// are gap-free, else packed block after block into `scratch`'s packing
+// regions (the input copied out first for MPI_IN_PLACE), and the received
+// blocks unpacked after the algorithm.
+struct BlockView {
+  const char* send = nullptr;
+  char* recv = nullptr;
+};
+struct UserSides {
+  UserBlocks sb, rb;
+  explicit UserSides(const CallArgs& a, const Prepared& p)
+      : sb{a.scounts, a.sdispls, a.scount, p.sstep, p.sti.extent}, rb{a.rcounts, a.rdispls, a.rcount, p.rstep, p.rti.extent} {}
+};
+MPI_Aint packed_at(const Prepared& p, const std::vector<MPI_Aint>& off, int i) {
+  return p.args.v() ? off[i] : static_cast<MPI_Aint>(i * static_cast<size_t>(p.bs));
+}
+MPI_Comm packing_comm(const CallArgs& a, const CommContext& ctx) { return ctx.comm != MPI_COMM_NULL ? ctx.comm : a.comm; }
+
+inline int view_blocks(const CallArgs& a, Prepared& p, Scratch& scratch, Stats& st, BlockView& out) {
+  static char nothing = 0;  // stands in for a null buffer of a rank with no data
+  const bool v = a.v();
+  const int P = p.P;
+  const size_t n = static_cast<size_t>(p.bs);  // alltoall's block bytes
+  if (p.send_direct) {
+    out.send = a.sendbuf ? static_cast<const char*>(a.sendbuf) + p.sti.true_lb : &nothing;
+  } else {  // non-contiguous, or MPI_IN_PLACE: the input copied out first
+    const UserSides u(a, p);
+    const char* src = static_cast<const char*>(a.in_place() ? a.recvbuf : a.sendbuf);
+    char* packed = scratch.get(Scratch::kPackedSend, v ? static_cast<size_t>(p.packed_send) : P * n, st);
+    for (int i = 0; i < P; ++i)
+      if (const int rc = pack(src + u.sb.offset(i), u.sb.elements(i), a.stype, p.sti, packed + packed_at(p, p.soff, i),
+                              packing_comm(a, *p.ctx)))
+        return rc;
+    out.send = packed;
+  }
+  out.recv = p.recv_direct ? (a.recvbuf ? static_cast<char*>(a.recvbuf) + p.rti.true_lb : &nothing)
+                           : scratch.get(Scratch::kPackedRecv, v ? static_cast<size_t>(p.packed_recv) : P * n, st);
+  return MPI_SUCCESS;
+}
+
+inline int unpack_blocks(const CallArgs& a, const Prepared& p, const BlockView& view) {
+  if (p.recv_direct) return MPI_SUCCESS;
+  const UserSides u(a, p);
+  for (int i = 0; i < p.P; ++i)
+    if (const int e = unpack(view.recv + packed_at(p, p.roff, i), u.rb.elements(i), a.rtype, p.rti,
+                             static_cast<char*>(a.recvbuf) + u.rb.offset(i), packing_comm(a, *p.ctx)))
+      return e;
+  return MPI_SUCCESS;
+}
+
+UniformCall uniform_view(const Prepared& p, const BlockView& view, Stats& st, OpScratch* os) {
+  const MPI_Aint n = static_cast<MPI_Aint>(p.bs);
+  return UniformCall{view.send, p.send_direct ? p.sstep : n, view.recv, p.recv_direct ? p.rstep : n,
+                     static_cast<size_t>(p.bs), *p.ctx, st, os};
+}
+VarCall var_view(const Prepared& p, const BlockView& view, Stats& st, long long global_max, OpScratch* os) {
+  return VarCall{view.send, p.soff.data(), p.sbytes.data(), view.recv, p.roff.data(), p.rbytes.data(),
+                 *p.ctx, st, global_max, os};
+}
+
+// Both collectives, one pipeline: native, or the block view, a2a's
+// algorithm on it, and the received blocks unpacked.
 int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st) {
   CommContext& ctx = *p.ctx;
-  const int P = p.P;
   const bool v = a.v();
   if (!v && p.bs == 0) return MPI_SUCCESS;
   const bool native = library_own(res, v);
@@ -139,40 +198,13 @@ int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long gl
   // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
   if (!native && res.info->private_comm)
     if (const int rc = ctx.open_private()) return rc;
-  const MPI_Comm packing = ctx.comm != MPI_COMM_NULL ? ctx.comm : a.comm;
   ctx.scratch.begin_call();
-  const size_t n = static_cast<size_t>(p.bs);  // alltoall's block bytes
-  const UserBlocks sb{a.scounts, a.sdispls, a.scount, p.sstep, p.sti.extent};
-  const UserBlocks rb{a.rcounts, a.rdispls, a.rcount, p.rstep, p.rti.extent};
-  auto packed_at = [&](const std::vector<MPI_Aint>& off, int i) { return v ? off[i] : static_cast<MPI_Aint>(i * n); };
-  static char nothing = 0;  // stands in for a null buffer of a rank with no data
-  const char* send = nullptr;
-  if (p.send_direct) {
-    send = a.sendbuf ? static_cast<const char*>(a.sendbuf) + p.sti.true_lb : &nothing;
-  } else {  // non-contiguous, or MPI_IN_PLACE: the input copied out first
-    const char* src = static_cast<const char*>(a.in_place() ? a.recvbuf : a.sendbuf);
-    char* packed = ctx.scratch.get(Scratch::kPackedSend, v ? static_cast<size_t>(p.packed_send) : P * n, st);
-    for (int i = 0; i < P; ++i)
-      if (const int rc = pack(src + sb.offset(i), sb.elements(i), a.stype, p.sti, packed + packed_at(p.soff, i), packing))
-        return rc;
-    send = packed;
-  }
-  char* recv = p.recv_direct ? (a.recvbuf ? static_cast<char*>(a.recvbuf) + p.rti.true_lb : &nothing)
-                             : ctx.scratch.get(Scratch::kPackedRecv, v ? static_cast<size_t>(p.packed_recv) : P * n, st);
-  const int rc =
-      native ? native_bytes(a, p, send, recv, st)
-      : v    ? run_entry(VarCall{send, p.soff.data(), p.sbytes.data(), recv, p.roff.data(), p.rbytes.data(), ctx, st,
-                            global_max},
-                    res, p, st)
-        : run_entry(UniformCall{send, p.send_direct ? p.sstep : static_cast<MPI_Aint>(n), recv,
-                                p.recv_direct ? p.rstep : static_cast<MPI_Aint>(n), n, ctx, st},
-                    res, p, st);
-  if (rc != MPI_SUCCESS || p.recv_direct) return rc;
-  for (int i = 0; i < P; ++i)
-    if (const int e = unpack(recv + packed_at(p.roff, i), rb.elements(i), a.rtype, p.rti,
-                             static_cast<char*>(a.recvbuf) + rb.offset(i), packing))
-      return e;
-  return MPI_SUCCESS;
+  BlockView view;
+  if (const int rc = view_blocks(a, p, ctx.scratch, st, view)) return rc;
+  const int rc = native ? native_bytes(a, p, view.send, view.recv, st)
+                 : v    ? run_entry(var_view(p, view, st, global_max, nullptr), res, p, st)
+                        : run_entry(uniform_view(p, view, st, nullptr), res, p, st);
+  return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
 }
 
 }  // namespace
@@ -399,6 +431,126 @@ int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, St
   const int rc = execute(a, *p, do_agree ? &g : nullptr, st, msg);
   p->prepare_seconds = 0;
   return rc;
+}
+
+// ---- nonblocking operations (front/nonblocking.cpp) ----
+
+namespace {
+
+// The library's own nonblocking collective on the user's arguments.
+Task<int> native_op(const CallArgs& a, Prepared& p, Stats& st) {
+  native_stats(a, p, st);
+  MPI_Comm on;
+  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
+  Requests r(1);
+  if (!a.v())
+    r.note(PMPI_Ialltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on, r.add()));
+  else
+    r.note(PMPI_Ialltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on,
+                           r.add()));
+  co_return co_await wait(r);
+}
+
+// The same on the block view in bytes (send and receive types differ).
+Task<int> native_bytes_op(const CallArgs& a, Prepared& p, const char* send, char* recv, Stats& st) {
+  native_stats(a, p, st);
+  MPI_Comm on;
+  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
+  const int n = static_cast<int>(p.bs);
+  Requests r(1);
+  std::vector<int> c;
+  if (!a.v()) {
+    r.note(PMPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on, r.add()));
+  } else {
+    const size_t P = static_cast<size_t>(p.P);
+    c.resize(4 * P);
+    for (size_t i = 0; i < P; ++i) {
+      c[i] = static_cast<int>(p.sbytes[i]);
+      c[P + i] = static_cast<int>(p.soff[i]);
+      c[2 * P + i] = static_cast<int>(p.rbytes[i]);
+      c[3 * P + i] = static_cast<int>(p.roff[i]);
+    }
+    r.note(PMPI_Ialltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P,
+                           MPI_BYTE, on, r.add()));
+  }
+  co_return co_await wait(r);
+}
+
+// An a2a algorithm on the view, the registry's fallback where it cannot run.
+template <class Call>
+Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
+  const Result r = co_await entry(res, &call)(call, res.params);
+  if (!r.fell_back()) co_return r.code();
+  Resolved storage;
+  const Resolved& fb = fallback_of(res, p, storage);
+  if (fb.info->private_comm)
+    if (const int rc = p.ctx->open_private()) co_return rc;
+  restart_stats(p, st, fb.canonical);
+  const Result again = co_await entry(fb, &call)(call, fb.params);
+  co_return again.fell_back() ? MPI_ERR_INTERN : again.code();
+}
+
+// run_blocks as an operation: its packing regions and its algorithm's
+// scratch the operation's own.
+Task<int> blocks_op(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st,
+                    OpScratch& os) {
+  CommContext& ctx = *p.ctx;
+  const bool v = a.v();
+  if (!v && p.bs == 0) co_return MPI_SUCCESS;
+  const bool native = library_own(res, v);
+  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) co_return co_await native_op(a, p, st);
+  if (!native && res.info->private_comm)
+    if (const int rc = ctx.open_private()) co_return rc;
+  os.begin_call();
+  BlockView view;
+  if (const int rc = view_blocks(a, p, os.of(ctx), st, view)) co_return rc;
+  int rc = MPI_SUCCESS;
+  if (native) {
+    rc = co_await native_bytes_op(a, p, view.send, view.recv, st);
+  } else if (v) {
+    const VarCall call = var_view(p, view, st, global_max, &os);
+    rc = co_await entry_op(call, res, p, st);
+  } else {
+    const UniformCall call = uniform_view(p, view, st, &os);
+    rc = co_await entry_op(call, res, p, st);
+  }
+  co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
+}
+
+}  // namespace
+
+Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
+  ++p.ctx->calls;
+  if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
+  // auto's first call on a communicator runs native, as a blocking one does.
+  const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+  if (!first_call)
+    if (const int rc = decide(p, g, false, msg)) co_return rc;
+  begin_stats(st, p);
+  Global sizes;
+  std::shared_ptr<ClassState> per_call;
+  ClassState* c = p.cls.get();
+  if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
+    if (!g) {
+      std::string ignored;
+      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
+      g = &sizes;
+    }
+    const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+    if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
+    c = per_call.get();
+  }
+  // The algorithm, copied: a class's decision may change while this runs.
+  // A class in its trial runs the candidate of its turn, untimed (the trial
+  // advances on blocking calls).
+  const Resolved res = first_call ? native_of(a.coll)
+                       : c        ? (c->trial ? trial_candidate(*c).resolved : c->decision.resolved)
+                                  : p.chosen;
+  if (first_call || c) {
+    name_algorithm(st, res.canonical);
+    st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
+  }
+  co_return co_await blocks_op(a, p, res, g ? g->hi : -1, st, os);
 }
 
 }  // namespace a2a::detail

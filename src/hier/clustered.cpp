@@ -26,9 +26,9 @@ namespace {
 // `ran` false where the node shares no memory (the same on every node-mate);
 // the stats name then says so, without intra=shm.
 template <class Call>
-int node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
+Task<int> node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
   CommContext *node = nullptr, *port = nullptr;
-  if (const int rc = c.ctx.node_parts(node, port)) return rc;
+  if (const int rc = c.ctx.node_parts(node, port)) co_return rc;
   const auto& mates = c.ctx.topology.ranks[c.ctx.topology.node_of[c.rank()]];
   const size_t Q = mates.size();
   std::vector<MPI_Aint> soff(Q), roff(Q);
@@ -42,20 +42,21 @@ int node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
     rbytes[q] = static_cast<long long>(c.recv_bytes(mates[q]));
   }
   const SubLayout layout(c.stats, *node);
-  const Result r = shm_phase(
-      VarCall{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1}, prm);
+  const VarCall mates_call{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1,
+                           c.scratch};
+  const Result r = co_await shm_phase(mates_call, prm);
   ran = !r.fell_back();
-  return r.code();
+  co_return r.code();
 }
 
 template <class Call>
-int run(const Call& c, const Params& prm) {
+Task<Result> run(const Call& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   bool skip_mates = false;
   int err = MPI_SUCCESS;
   if (prm.intra_shm)
-    if (const int rc = node_mates_through_shm(c, prm, skip_mates)) {
-      if (rc != MPI_ERR_TRUNCATE) return rc;
+    if (const int rc = co_await node_mates_through_shm(c, prm, skip_mates)) {
+      if (rc != MPI_ERR_TRUNCATE) co_return rc;
       err = rc;  // reported after the steps, which the other nodes wait on
     }
   for (const auto& step : c.ctx.clustered_plan()) {
@@ -68,15 +69,15 @@ int run(const Call& c, const Params& prm) {
     Requests reqs(2);
     if (step.recv) reqs.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
     if (step.send) reqs.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
-    if (const int rc = reqs.wait_all()) return rc;
+    if (const int rc = co_await wait(reqs)) co_return rc;
     if (step.send) c.count_round(1);
   }
-  return err;
+  co_return err;
 }
 
 }  // namespace
 
-Result clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

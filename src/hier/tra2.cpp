@@ -23,36 +23,36 @@
 
 namespace a2a::detail {
 
-Result tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
+Task<Result> tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
 
 namespace {
 
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
-int phase(const UniformCall& c, const Params& outer, CommContext& sub, const char* send, char* recv, size_t block,
-          int radix, long long scale, bool through_shm = false) {
+Task<int> phase(const UniformCall& c, const Params& outer, CommContext& sub, const char* send, char* recv,
+                size_t block, int radix, long long scale, bool through_shm = false) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
   const SubLayout layout(st, sub);
-  const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st};
+  const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st, c.scratch};
   Params prm = outer;  // shm's knobs as the call resolved them
   prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
-  Result r = through_shm ? shm_phase(u, prm) : Result::fallback();
-  if (r.fell_back()) r = tra(u, prm);  // p2p, or the node's ranks share no memory
+  Result r = through_shm ? co_await shm_phase(u, prm) : Result::fallback();
+  if (r.fell_back()) r = co_await tra(u, prm);  // p2p, or the node's ranks share no memory
   const int rc = r.nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
-  return rc;
+  co_return rc;
 }
 
 }  // namespace
 
-Result tra2(const UniformCall& c, const Params& prm) {
+Task<Result> tra2(const UniformCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes();
   const int Q = static_cast<int>(topo.ranks[0].size());
-  if (!schedule::equal_nodes(topo.ranks)) return Result::fallback();  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) co_return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
-  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
+  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
   const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
   c.stats.named_from = 0;
@@ -60,24 +60,24 @@ Result tra2(const UniformCall& c, const Params& prm) {
                 std::max(2, r1), std::max(2, r2), prm.intra_shm ? ",intra=shm" : "");
 
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
-  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Frame frame(c.work());
   Scratch::Region packed, landing;
-  if (!frame.take({&packed, &landing})) return MPI_ERR_INTERN;
-  char* a = c.ctx.scratch.get(packed, P * bs, c.stats);   // pack, later the transpose
-  char* b = c.ctx.scratch.get(landing, P * bs, c.stats);  // landing of each phase
+  if (!frame.take({&packed, &landing})) co_return MPI_ERR_INTERN;
+  char* a = c.work().get(packed, P * bs, c.stats);   // pack, later the transpose
+  char* b = c.work().get(landing, P * bs, c.stats);  // landing of each phase
   using schedule::tra2_node_slot;
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
     for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
-  if (const int rc = phase(c, prm, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) return rc;
+  if (const int rc = co_await phase(c, prm, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) co_return rc;
   // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);
-  if (const int rc = phase(c, prm, *port_ctx, a, b, Q * bs, r2, Q)) return rc;
+  if (const int rc = co_await phase(c, prm, *port_ctx, a, b, Q * bs, r2, Q)) co_return rc;
   // Port slot (m, qs) of b now holds the block from (m, qs) to this rank.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

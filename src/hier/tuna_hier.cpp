@@ -30,15 +30,15 @@
 
 namespace a2a::detail {
 
-Result tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
+Task<Result> tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
 
 
-Result tuna_hier(const VarCall& c, const Params& prm) {
+Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   const int N = topo.nodes(), Q = static_cast<int>(topo.ranks[0].size());
-  if (!schedule::equal_nodes(topo.ranks)) return Result::fallback();  // the same on every rank
+  if (!schedule::equal_nodes(topo.ranks)) co_return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
-  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) return rc;
+  if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
   const int n = topo.node_of[c.rank()];
   const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
   const bool coalesced = !prm.staggered;
@@ -58,17 +58,17 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
       sizes_out[static_cast<size_t>(qd) * N + m] = c.sbytes[topo.ranks[m][qd]];
       gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
     }
-  int rc = PMPI_Alltoall(sizes_out.data(), N, MPI_LONG_LONG, sizes_in.data(), N, MPI_LONG_LONG, node_ctx->comm);
-  if (rc != MPI_SUCCESS) return rc;
+  int rc = co_await alltoall_ll(sizes_out.data(), sizes_in.data(), N, node_ctx->comm);
+  if (rc != MPI_SUCCESS) co_return rc;
   c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * N * (Q - 1);
   for (int qs = 0; qs < Q; ++qs)
     for (int m = 0; m < N; ++m) rbytes[qs] += sizes_in[static_cast<size_t>(qs) * N + m];
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
   std::exclusive_scan(rbytes.begin(), rbytes.end(), roff.begin(), MPI_Aint{0});
-  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Frame frame(c.work());
   Scratch::Region groups_region, arrived_region, in_region, out_region;
-  if (!frame.take({&groups_region, &arrived_region, &in_region, &out_region})) return MPI_ERR_INTERN;
-  char* groups = c.ctx.scratch.get(groups_region, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
+  if (!frame.take({&groups_region, &arrived_region, &in_region, &out_region})) co_return MPI_ERR_INTERN;
+  char* groups = c.work().get(groups_region, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
   for (int qd = 0; qd < Q; ++qd) {
     char* data = groups + goff[qd];
     for (int m = 0; m < N; ++m) {
@@ -77,20 +77,20 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
       data += c.sbytes[dst];
     }
   }
-  char* arrived = c.ctx.scratch.get(arrived_region, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
+  char* arrived = c.work().get(arrived_region, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
-  rc = [&]() -> int {
+  {
     const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
-                              *node_ctx, c.stats, -1};
+                              *node_ctx, c.stats, -1, c.scratch};
     Params tuna_prm = prm;  // shm's knobs as the call resolved them
     tuna_prm.radix = r;
-    Result ran = prm.intra_shm ? shm_phase(groups_call, tuna_prm) : Result::fallback();
-    if (ran.fell_back()) ran = tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
-    return ran.nested_code();
-  }();
-  if (rc != MPI_SUCCESS) return rc;
+    Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm) : Result::fallback();
+    if (ran.fell_back()) ran = co_await tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
+    rc = ran.nested_code();
+  }
+  if (rc != MPI_SUCCESS) co_return rc;
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
   int err = MPI_SUCCESS;
 
@@ -128,10 +128,10 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
       }
       in_bytes += in_size[i];
     }
-  char* in = c.ctx.scratch.get(in_region, in_bytes, c.stats);
+  char* in = c.work().get(in_region, in_bytes, c.stats);
   std::vector<size_t> out_off(N, 0);  // coalesced messages are packed, one region per peer node
   std::exclusive_scan(out_size.begin(), out_size.end(), out_off.begin(), size_t{0});
-  char* out = c.ctx.scratch.get(out_region, out_off[N - 1] + out_size[N - 1], c.stats);
+  char* out = c.work().get(out_region, out_off[N - 1] + out_size[N - 1], c.stats);
   for (int i = 1; coalesced && i < N; ++i) {
     size_t off = out_off[i];
     for (int qs = 0; qs < Q; ++qs) {
@@ -140,7 +140,7 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
       off += static_cast<size_t>(part_bytes[k]);
     }
   }
-  rc = [&]() -> int {
+  {
     const SubLayout layout(c.stats, *port_ctx);
     const size_t batch = static_cast<size_t>(prm.block);
     for (size_t first = 0; first < plan.size(); first += batch) {
@@ -165,11 +165,10 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
         }
         c.count_round(coalesced ? Q : 1);
       }
-      if (const int err = reqs.wait_all()) return err;
+      if ((rc = co_await wait(reqs))) break;
     }
-    return MPI_SUCCESS;
-  }();
-  if (rc != MPI_SUCCESS) return rc;
+  }
+  if (rc != MPI_SUCCESS) co_return rc;
   for (int i = 1; coalesced && i < N; ++i) {  // unpack what each node sent
     const int from = (n - i + N) % N;
     size_t off = in_off[i];
@@ -179,7 +178,7 @@ Result tuna_hier(const VarCall& c, const Params& prm) {
       off += c.recv_bytes(src);
     }
   }
-  return err;
+  co_return err;
 }
 
 }  // namespace a2a::detail

@@ -9,22 +9,34 @@
 
 namespace a2a::detail {
 
-Result padded_alltoall(const VarCall& c, const Params&) {
-  Padded padded(c.ctx.scratch);
-  if (const Result r = pad(c, padded); !r.ok()) return r;
+Task<Result> padded_alltoall(const VarCall& c, const Params&) {
+  Padded padded(c.work());
+  if (const Result r = co_await pad(c, padded); !r.ok()) co_return r;
   c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = -1;
-  if (padded.M == 0) return MPI_SUCCESS;
+  if (padded.M == 0) co_return MPI_SUCCESS;
   MPI_Datatype block;
   int rc = make_bytes_type(padded.M, &block);
   if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&block);
-  if (rc != MPI_SUCCESS) return rc;
-  rc = PMPI_Alltoall(padded.send, 1, block, padded.recv, 1, block, c.comm());
+  if (rc != MPI_SUCCESS) co_return rc;
+  if (blocking_now()) {
+    rc = PMPI_Alltoall(padded.send, 1, block, padded.recv, 1, block, c.comm());
+  } else {  // messages with the operation's tag (core/transport.hpp): spread-out over the padded blocks
+    const int P = c.P(), me = c.rank();
+    std::memcpy(padded.recv + me * padded.M, padded.send + me * padded.M, padded.M);
+    Requests r(2 * static_cast<size_t>(P));
+    for (int i = 1; i < P; ++i) {
+      const int from = (me - i + P) % P, to = (me + i) % P;
+      r.note(MPI_Irecv(padded.recv + from * padded.M, 1, block, from, op_tag(), c.comm(), r.add()));
+      r.note(MPI_Isend(padded.send + to * padded.M, 1, block, to, op_tag(), c.comm(), r.add()));
+    }
+    rc = co_await wait(r);
+  }
   MPI_Type_free(&block);
-  if (rc != MPI_SUCCESS) return rc;
+  if (rc != MPI_SUCCESS) co_return rc;
   c.stats.blocks_sent = c.P() - 1;
   c.stats.bytes_sent = static_cast<long long>(c.P() - 1) * static_cast<long long>(padded.M);
   unpad(c, padded);
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

@@ -10,17 +10,17 @@
 
 namespace a2a::detail {
 
-Result bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
+Task<Result> bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
 
-Result padded_bruck(const VarCall& c, const Params& prm) {
-  Padded padded(c.ctx.scratch);
-  if (const Result r = pad(c, padded); !r.ok()) return r;
-  if (padded.M == 0) return MPI_SUCCESS;
+Task<Result> padded_bruck(const VarCall& c, const Params& prm) {
+  Padded padded(c.work());
+  if (const Result r = co_await pad(c, padded); !r.ok()) co_return r;
+  if (padded.M == 0) co_return MPI_SUCCESS;
   const MPI_Aint M = static_cast<MPI_Aint>(padded.M);
-  const UniformCall u{padded.send, M, padded.recv, M, padded.M, c.ctx, c.stats};
-  if (const int rc = bruck_zero_rotation(u, prm).nested_code()) return rc;
+  const UniformCall u{padded.send, M, padded.recv, M, padded.M, c.ctx, c.stats, c.scratch};
+  if (const int rc = (co_await bruck_zero_rotation(u, prm)).nested_code()) co_return rc;
   unpad(c, padded);
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

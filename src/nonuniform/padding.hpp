@@ -16,7 +16,7 @@ struct Padded {
 };
 
 // Fills `out`; Result::fallback() when 2*P*M exceeds the scratch limit.
-Result pad(const VarCall& c, Padded& out);
+Task<Result> pad(const VarCall& c, Padded& out);
 void unpad(const VarCall& c, const Padded& padded);
 
 }  // namespace a2a::detail

@@ -16,12 +16,12 @@
 
 namespace a2a::detail {
 
-Result tuna(const VarCall& c, const Params& prm) {
+Task<Result> tuna(const VarCall& c, const Params& prm) {
   const auto& steps = c.ctx.tra_steps(prm.radix);
   const long long K = static_cast<long long>(steps.size());
   const long long r = prm.radix;
-  return run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
-                       [r](int i) { return schedule::tuna_temp_index(i, r); });
+  co_return co_await run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
+                                   [r](int i) { return schedule::tuna_temp_index(i, r); });
 }
 
 }  // namespace a2a::detail

@@ -19,18 +19,18 @@ long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long 
   return capacity * M + 2 * W * M + 2 * W * static_cast<long long>(sizeof(long long));
 }
 
-int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
+Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
                   const std::function<long long(int)>& index) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   long long M = 0;
-  if (const int rc = c.max_block(M)) return rc;
-  if (M == 0 || steps.empty()) return MPI_SUCCESS;  // every block is empty, on every rank
+  if (const int rc = co_await c.max_block(M)) co_return rc;
+  if (M == 0 || steps.empty()) co_return MPI_SUCCESS;  // every block is empty, on every rank
   const size_t W = widest(steps), m = static_cast<size_t>(M);  // W: most blocks in one round
-  Scratch& scratch = c.ctx.scratch;
+  Scratch& scratch = c.work();
   Scratch::Frame frame(scratch);
   Scratch::Region store, meta_region, out_region, in_region;
-  if (!frame.take({&store, &meta_region, &out_region, &in_region})) return MPI_ERR_INTERN;
+  if (!frame.take({&store, &meta_region, &out_region, &in_region})) co_return MPI_ERR_INTERN;
   char* T = scratch.get(store, static_cast<size_t>(capacity) * m, c.stats);
   auto* sizes = reinterpret_cast<long long*>(
       scratch.get(meta_region, 2 * W * sizeof(long long), c.stats, Scratch::Holds::sizes));
@@ -52,7 +52,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
     Requests meta(2);
     meta.recv(sizes_in, n * sizeof(long long), src, c.comm());
     meta.send_meta(sizes_out, n * sizeof(long long), dst, c.comm(), c.stats);
-    if (const int rc = meta.wait_all()) return rc;
+    if (const int rc = co_await wait(meta)) co_return rc;
 
     size_t sent = 0, arriving = 0;
     for (size_t j = 0; j < n; ++j) {
@@ -72,7 +72,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
     Requests data(4);
     data.recv(in, arriving, src, c.comm());
     data.send(out, sent, dst, c.comm(), c.stats);
-    if (const int rc = data.wait_all()) return rc;
+    if (const int rc = co_await wait(data)) co_return rc;
 
     size_t off = 0;
     for (size_t j = 0; j < n; ++j) {
@@ -83,7 +83,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
         if (got != c.recv_bytes(from) && err == MPI_SUCCESS) err = MPI_ERR_TRUNCATE;
         copy_bytes(c.recv_block(from), in + off, std::min(got, c.recv_bytes(from)));
       } else {
-        if (index(i) < 0 || index(i) >= capacity) return MPI_ERR_INTERN;  // a store map that overflows T
+        if (index(i) < 0 || index(i) >= capacity) co_return MPI_ERR_INTERN;  // a store map that overflows T
         copy_bytes(stored(i), in + off, got);
         held[i] = static_cast<long long>(got);
       }
@@ -91,7 +91,7 @@ int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, lo
     }
     c.count_round(n);
   }
-  return err;
+  co_return err;
 }
 
 }  // namespace a2a::detail

@@ -21,7 +21,7 @@ namespace a2a::detail {
 // The most scratch the engine can use for the given store and schedule.
 long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long capacity, long long M);
 
-int run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
+Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
                   const std::function<long long(int)>& index);
 
 }  // namespace a2a::detail

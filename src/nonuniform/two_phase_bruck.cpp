@@ -10,8 +10,8 @@
 
 namespace a2a::detail {
 
-Result two_phase_bruck(const VarCall& c, const Params&) {
-  return run_two_phase(c, c.ctx.tra_steps(2), c.P(), [](int i) { return static_cast<long long>(i); });
+Task<Result> two_phase_bruck(const VarCall& c, const Params&) {
+  co_return co_await run_two_phase(c, c.ctx.tra_steps(2), c.P(), [](int i) { return static_cast<long long>(i); });
 }
 
 }  // namespace a2a::detail

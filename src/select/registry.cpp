@@ -13,37 +13,37 @@
 namespace a2a::detail {
 
 // The entry points, one per algorithm file, declared where they are registered.
-Result linear(const UniformCall&, const Params&);
-Result spread_out(const UniformCall&, const Params&);
-Result scattered(const UniformCall&, const Params&);
-Result pairwise(const UniformCall&, const Params&);
-Result bruck_basic(const UniformCall&, const Params&);
-Result bruck_modified(const UniformCall&, const Params&);
-Result bruck_zero_copy(const UniformCall&, const Params&);
-Result bruck_zero_rotation(const UniformCall&, const Params&);
-Result tra(const UniformCall&, const Params&);
-Result factor(const UniformCall&, const Params&);
-Result tra2(const UniformCall&, const Params&);
-Result clustered(const UniformCall&, const Params&);
+Task<Result> linear(const UniformCall&, const Params&);
+Task<Result> spread_out(const UniformCall&, const Params&);
+Task<Result> scattered(const UniformCall&, const Params&);
+Task<Result> pairwise(const UniformCall&, const Params&);
+Task<Result> bruck_basic(const UniformCall&, const Params&);
+Task<Result> bruck_modified(const UniformCall&, const Params&);
+Task<Result> bruck_zero_copy(const UniformCall&, const Params&);
+Task<Result> bruck_zero_rotation(const UniformCall&, const Params&);
+Task<Result> tra(const UniformCall&, const Params&);
+Task<Result> factor(const UniformCall&, const Params&);
+Task<Result> tra2(const UniformCall&, const Params&);
+Task<Result> clustered(const UniformCall&, const Params&);
 
-Result linear(const VarCall&, const Params&);
-Result spread_out(const VarCall&, const Params&);
-Result scattered(const VarCall&, const Params&);
-Result pairwise(const VarCall&, const Params&);
-Result padded_bruck(const VarCall&, const Params&);
-Result padded_alltoall(const VarCall&, const Params&);
-Result two_phase_bruck(const VarCall&, const Params&);
-Result tuna(const VarCall&, const Params&);
-Result factor(const VarCall&, const Params&);
-Result tuna_hier(const VarCall&, const Params&);
-Result clustered(const VarCall&, const Params&);
-Result shm(const UniformCall&, const Params&);
-Result shm(const VarCall&, const Params&);
+Task<Result> linear(const VarCall&, const Params&);
+Task<Result> spread_out(const VarCall&, const Params&);
+Task<Result> scattered(const VarCall&, const Params&);
+Task<Result> pairwise(const VarCall&, const Params&);
+Task<Result> padded_bruck(const VarCall&, const Params&);
+Task<Result> padded_alltoall(const VarCall&, const Params&);
+Task<Result> two_phase_bruck(const VarCall&, const Params&);
+Task<Result> tuna(const VarCall&, const Params&);
+Task<Result> factor(const VarCall&, const Params&);
+Task<Result> tuna_hier(const VarCall&, const Params&);
+Task<Result> clustered(const VarCall&, const Params&);
+Task<Result> shm(const UniformCall&, const Params&);
+Task<Result> shm(const VarCall&, const Params&);
 
 // cuda-ipc on host buffers: a fallback (device buffers never reach the
 // registry's entry; the API runs them in src/gpu).
-Result cuda_ipc_host(const UniformCall&, const Params&) { return Result::fallback(); }
-Result cuda_ipc_host(const VarCall&, const Params&) { return Result::fallback(); }
+Task<Result> cuda_ipc_host(const UniformCall&, const Params&) { co_return Result::fallback(); }
+Task<Result> cuda_ipc_host(const VarCall&, const Params&) { co_return Result::fallback(); }
 
 namespace {
 
@@ -354,12 +354,12 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
     long long v = 0;
     std::string shown = value;
     if (const std::string why = parse_knob(p, value, P, v, shown); !why.empty()) {
-      error = "a2a: " + std::string(p.key) + " must be " + why + ", got '" + value + "'";
+      error = std::string("a2a: ").append(p.key).append(" must be ").append(why).append(", got '").append(value) + "'";
       return MPI_ERR_ARG;
     }
     p.set(out.params, v);
     if (p.quiet_default && value == p.fallback) continue;
-    out.canonical += sep + std::string(p.key) + "=" + shown;
+    out.canonical.append(sep).append(p.key).append("=").append(shown);
     sep = ",";
   }
   out.machine_knobs = (spec.name == "shm" || out.params.intra_shm) && out.params.machine_knobs();

@@ -13,19 +13,19 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-Result bruck_basic(const UniformCall& c, const Params& prm) {
+Task<Result> bruck_basic(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const MPI_Aint n = static_cast<MPI_Aint>(c.bs);
-  Scratch::Frame frame(c.ctx.scratch);  // the working array, held while the engine runs
+  Scratch::Frame frame(c.work());  // the working array, held while the engine runs
   Scratch::Region working;
-  if (!frame.take({&working})) return MPI_ERR_INTERN;
-  char* W = c.ctx.scratch.get(working, P * c.bs, c.stats);
+  if (!frame.take({&working})) co_return MPI_ERR_INTERN;
+  char* W = c.work().get(working, P * c.bs, c.stats);
   for (int i = 0; i < P; ++i) std::memcpy(W + i * n, c.send_block(mod(p + i, P)), c.bs);
-  const int rc = run_working_array(c, W, n, [](int i) { return i; }, c.ctx.tra_steps(2), +1, prm.dt,
-                                   "bruck-basic");
-  if (rc != MPI_SUCCESS) return rc;
+  const int rc = co_await run_working_array(c, W, n, [](int i) { return i; }, c.ctx.tra_steps(2), +1, prm.dt,
+                                            "bruck-basic");
+  if (rc != MPI_SUCCESS) co_return rc;
   for (int i = 0; i < P; ++i) std::memcpy(c.recv_block(mod(p - i, P)), W + i * n, c.bs);
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

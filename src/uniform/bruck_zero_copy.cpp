@@ -34,7 +34,7 @@ MPI_Aint address(const void* p) {
 
 }  // namespace
 
-Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
+Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const auto& steps = c.ctx.tra_steps(2);
   const auto hops = schedule::remaining_hops(P, steps);
@@ -42,10 +42,10 @@ Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
   for (const auto& s : steps)
     for (int i : s.slots) ++total[i];
 
-  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Frame frame(c.work());
   Scratch::Region store, staging;
-  if (!frame.take({&store, &staging})) return MPI_ERR_INTERN;
-  char* T = c.ctx.scratch.get(store, P * c.bs, c.stats);
+  if (!frame.take({&store, &staging})) co_return MPI_ERR_INTERN;
+  char* T = c.work().get(store, P * c.bs, c.stats);
   auto block = [&](int hops_left, int i) -> char* {
     const int j = mod(static_cast<long long>(i) + p, P);
     return hops_left % 2 == 0 ? c.recv_block(j) : T + static_cast<size_t>(j) * c.bs;
@@ -54,7 +54,7 @@ Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
 
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  char* out = prm.dt ? nullptr : c.ctx.scratch.get(staging, widest * c.bs, c.stats);
+  char* out = prm.dt ? nullptr : c.work().get(staging, widest * c.bs, c.stats);
 
   for (size_t k = 0; k < steps.size(); ++k) {
     const auto& s = steps[k];
@@ -64,7 +64,7 @@ Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
       to.push_back(address(block(hops[k][j] - 1, s.slots[j])));
     }
     TypeGuard rtype, stype;
-    if (const int rc = make_blocks_type(c.bs, to, &rtype.t)) return rc;
+    if (const int rc = make_blocks_type(c.bs, to, &rtype.t)) co_return rc;
     const int dst = mod(static_cast<long long>(p) - s.distance, P), src = mod(static_cast<long long>(p) + s.distance, P);
     Requests reqs;
     reqs.recv_typed(MPI_BOTTOM, rtype.t, src, c.comm());
@@ -77,12 +77,12 @@ Result bruck_zero_copy(const UniformCall& c, const Params& prm) {
         std::memcpy(out + j * c.bs, block(hops[k][j], s.slots[j]), c.bs);
       rc = make_blocks_type(bytes, {address(out)}, &stype.t);
     }
-    if (rc != MPI_SUCCESS) return rc;
+    if (rc != MPI_SUCCESS) co_return rc;
     reqs.send_typed(MPI_BOTTOM, stype.t, bytes, dst, c.comm(), c.stats);
-    if (const int rc = reqs.wait_all()) return rc;
+    if (const int rc = co_await wait(reqs)) co_return rc;
     c.count_round(s.slots.size());
   }
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

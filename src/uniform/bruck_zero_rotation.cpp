@@ -8,8 +8,8 @@
 
 namespace a2a::detail {
 
-Result bruck_zero_rotation(const UniformCall& c, const Params&) {
-  return run_zero_rotation(c, c.ctx.tra_steps(2), -1);
+Task<Result> bruck_zero_rotation(const UniformCall& c, const Params&) {
+  co_return co_await run_zero_rotation(c, c.ctx.tra_steps(2), -1);
 }
 
 }  // namespace a2a::detail

@@ -14,7 +14,7 @@ namespace a2a::detail {
 namespace {
 
 template <class Call>
-int run(const Call& c, const Params&) {
+Task<Result> run(const Call& c, const Params&) {
   const int P = c.P(), u = c.rank();
   for (int i = 0; i < P; ++i) {
     const int v = schedule::factor_partner(u, i, P);
@@ -30,16 +30,16 @@ int run(const Call& c, const Params&) {
       first.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
       second.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
     }
-    if (const int rc = first.wait_all()) return rc;
-    if (const int rc = second.wait_all()) return rc;
+    if (const int rc = co_await wait(first)) co_return rc;
+    if (const int rc = co_await wait(second)) co_return rc;
     c.count_round(1);
   }
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace
 
-Result factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result factor(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> factor(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

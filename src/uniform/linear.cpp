@@ -13,7 +13,7 @@ using schedule::mod;
 namespace {
 
 template <class Call>
-int run(const Call& c, const Params&) {
+Task<Result> run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
@@ -27,12 +27,12 @@ int run(const Call& c, const Params&) {
     reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
     c.count_round(1);
   }
-  return reqs.wait_all();
+  co_return co_await wait(reqs);
 }
 
 }  // namespace
 
-Result linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result linear(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> linear(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -11,22 +11,22 @@ using schedule::mod;
 namespace {
 
 template <class Call>
-int run(const Call& c, const Params&) {
+Task<Result> run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   for (const auto& s : c.ctx.linear_steps()) {
     const int src = mod(p - s.distance, P), dst = mod(p + s.distance, P);
-    const int rc = exchange(c.send_block(dst), c.send_bytes(dst), dst, c.recv_block(src), c.recv_bytes(src), src,
-                            c.comm(), c.stats);
-    if (rc != MPI_SUCCESS) return rc;
+    const int rc = co_await exchanged(c.send_block(dst), c.send_bytes(dst), dst, c.recv_block(src), c.recv_bytes(src),
+                                      src, c.comm(), c.stats);
+    if (rc != MPI_SUCCESS) co_return rc;
     c.count_round(1);
   }
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace
 
-Result pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -14,7 +14,7 @@ using schedule::mod;
 namespace {
 
 template <class Call>
-int run(const Call& c, const Params& prm) {
+Task<Result> run(const Call& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
@@ -31,14 +31,14 @@ int run(const Call& c, const Params& prm) {
       reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
       c.count_round(1);
     }
-    if (const int rc = reqs.wait_all()) return rc;
+    if (const int rc = co_await wait(reqs)) co_return rc;
   }
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace
 
-Result scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

@@ -80,6 +80,9 @@ struct ShmState {
   unsigned long long exchange = 0;  // the last exchange this rank took part in
   bool probed = false;  // CMA tried (once, on the first segment)
   bool cma = false;     // every rank may read every other's memory (process_vm_readv)
+  // Operations take turns on the segment in the order they started
+  // (nonblocking ones may be in flight together).
+  unsigned long long next_turn = 0, serving = 0;
 };
 
 void ShmStateFree::operator()(ShmState* s) const {
@@ -113,6 +116,14 @@ void wait_word(const ShmState& s, int p, size_t at, Word e, bool oversubscribed)
 void wait_ready(const ShmState& s, int me, Word e, bool oversubscribed) {
   for (int p = 0; p < static_cast<int>(s.part.size()); ++p)
     if (p != me) wait_word(s, p, s.layout.ready, e, oversubscribed);
+}
+
+// Whether every peer's word at `at` has reached exchange e (a nonblocking
+// operation's poll).
+bool all_reached(const ShmState& s, int me, size_t at, Word e) {
+  for (int p = 0; p < static_cast<int>(s.part.size()); ++p)
+    if (p != me && load(s.part[static_cast<size_t>(p)], at) < e) return false;
+  return true;
 }
 
 // `bytes` from address `from` of process `pid` to `to` (CMA): MPI_SUCCESS,
@@ -261,6 +272,15 @@ int state_of(CommContext& ctx, ShmState*& out) {
   return MPI_SUCCESS;
 }
 
+// A nonblocking operation's segment: ctx's own, never kept nor shared
+// (collective on its first use, inside the operation's start).
+int own_state_of(CommContext& ctx, ShmState*& out) {
+  if (!ctx.shm_nb_state)
+    if (const int rc = make_state(ctx, ctx.shm_nb_state)) return rc;
+  out = ctx.shm_nb_state.get();
+  return MPI_SUCCESS;
+}
+
 using schedule::ShmPiece;
 
 // How this call's direct blocks travel: blocks of at least `from` bytes
@@ -291,103 +311,128 @@ Direct direct_of(const Params& prm, const ShmState& s) {
 // CMA, after which this rank waits for the readers of its own direct blocks
 // (their `done`); or messages posted before and completed after.  A piece
 // larger than the receive block is a truncation, reported after the call's
-// last exchange (peers still wait for this rank's pieces).
+// last exchange (peers still wait for this rank's pieces).  Its steps
+// around its waits: run() awaits between them (one coroutine frame a call,
+// not one per exchange).
 template <class Call>
-int exchange(const Call& c, ShmState& s, ShmPiece k, size_t largest, const Direct& dir) {
-  constexpr bool varying = std::is_same_v<Call, VarCall>;
-  const int P = c.P(), me = c.rank();
-  const bool first = k.off == 0;
-  const Word e = s.exchange + 1;
+struct Exchange {
+  static constexpr bool varying = std::is_same_v<Call, VarCall>;
+  const Call& c;
+  ShmState& s;
+  ShmPiece k;
+  size_t largest;
+  const Direct& dir;
+  Requests& messages;
+  int P = c.P(), me = c.rank();
+  bool first = k.off == 0;
+  Word e = s.exchange + 1;
   char* mine = s.part[static_cast<size_t>(me)];
   int err = MPI_SUCCESS;
-  const auto note = [&err](int rc) {
-    if (rc != MPI_SUCCESS && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) err = rc;
-  };
-  const bool messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
-  Requests messages(messages_too ? static_cast<size_t>(2 * P) : 0);
+  bool messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
   bool sends_direct = false;
-  if (messages_too)  // messages for the direct blocks, posted before the copies
-    for (int p = 0; p < P; ++p) {
-      if (p == me) continue;
-      if (dir.takes(c.recv_bytes(p))) messages.recv(c.recv_block(p), c.recv_bytes(p), p, c.comm());
-      if (dir.takes(c.send_bytes(p))) messages.send(c.send_block(p), c.send_bytes(p), p, c.comm(), c.stats);
-    }
+
+  void note(int rc) {
+    if (rc != MPI_SUCCESS && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) err = rc;
+  }
   // Destination d's piece sits at d * slot of the half (a slot per rank:
   // the receiver finds it with no table to read): alltoall's block, or
   // alltoallv's shm_slot of this rank's largest block in the first
   // exchange, k.len in later ones; a direct block's address and bytes go in
   // the table (alltoallv) or the direct words (alltoall).
-  const auto slot_of = [&](size_t peer_largest) { return varying && first ? schedule::shm_slot(peer_largest, k.len) : k.len; };
-  const size_t my_slot = slot_of(largest);
-  auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
-  char* data = mine + s.layout.data_at(e);
-  for (int d = 0; d < P; ++d) {
-    if (d == me) continue;
-    const size_t block = c.send_bytes(d);
-    if (dir.takes(block)) {
-      sends_direct = sends_direct || (first && dir.cma);
-      if constexpr (varying) {
-        if (first && dir.cma) {
-          table[2 * d] = static_cast<long long>(reinterpret_cast<uintptr_t>(c.send_block(d)));
-          table[2 * d + 1] = static_cast<long long>(block);
-        }
+  size_t slot_of(size_t peer_largest) const {
+    return varying && first ? schedule::shm_slot(peer_largest, k.len) : k.len;
+  }
+
+  // Messages for the direct blocks posted, the pieces copied in, `ready` raised.
+  void copy_in() {
+    if (messages_too)
+      for (int p = 0; p < P; ++p) {
+        if (p == me) continue;
+        if (dir.takes(c.recv_bytes(p))) messages.recv(c.recv_block(p), c.recv_bytes(p), p, c.comm());
+        if (dir.takes(c.send_bytes(p))) messages.send(c.send_block(p), c.send_bytes(p), p, c.comm(), c.stats);
       }
-      continue;
+    const size_t my_slot = slot_of(largest);
+    auto* table = reinterpret_cast<long long*>(mine + s.layout.table_at(e));
+    char* data = mine + s.layout.data_at(e);
+    for (int d = 0; d < P; ++d) {
+      if (d == me) continue;
+      const size_t block = c.send_bytes(d);
+      if (dir.takes(block)) {
+        sends_direct = sends_direct || (first && dir.cma);
+        if constexpr (varying) {
+          if (first && dir.cma) {
+            table[2 * d] = static_cast<long long>(reinterpret_cast<uintptr_t>(c.send_block(d)));
+            table[2 * d + 1] = static_cast<long long>(block);
+          }
+        }
+        continue;
+      }
+      if constexpr (varying)  // no direct block: a receiver expecting one sees so (its half's entry is stale)
+        if (first && dir.cma) table[2 * d + 1] = 0;
+      copy_bytes(data + static_cast<size_t>(d) * my_slot, c.send_block(d) + k.off, ShmPiece{k.off, my_slot}.of(block));
     }
-    if constexpr (varying)  // no direct block: a receiver expecting one sees so (its half's entry is stale)
-      if (first && dir.cma) table[2 * d + 1] = 0;
-    copy_bytes(data + static_cast<size_t>(d) * my_slot, c.send_block(d) + k.off, ShmPiece{k.off, my_slot}.of(block));
+    if constexpr (!varying) {
+      if (first && dir.cma) {
+        auto* words = reinterpret_cast<Word*>(mine + s.layout.direct_at(e));
+        const bool direct = dir.takes(c.bs);
+        words[0] = direct ? static_cast<Word>(reinterpret_cast<uintptr_t>(c.send)) : 0;
+        words[1] = static_cast<Word>(c.sstride);
+        words[2] = direct ? static_cast<Word>(c.bs) : 0;
+      }
+    }
+    __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
+                     __ATOMIC_RELAXED);  // before `ready` (release): receivers size this rank's slots from it
+    store(mine, s.layout.ready, e);  // release: the pieces and words above are visible first
   }
-  if constexpr (!varying) {
-    if (first && dir.cma) {
-      auto* words = reinterpret_cast<Word*>(mine + s.layout.direct_at(e));
-      const bool direct = dir.takes(c.bs);
-      words[0] = direct ? static_cast<Word>(reinterpret_cast<uintptr_t>(c.send)) : 0;
-      words[1] = static_cast<Word>(c.sstride);
-      words[2] = direct ? static_cast<Word>(c.bs) : 0;
+  // Every peer's `ready` up (acquire: the peers' pieces are visible after).
+  bool peers_ready() const { return all_reached(s, me, s.layout.ready, e); }
+  void spin_ready() const { wait_ready(s, me, e, c.ctx.oversubscribed); }
+
+  // The pieces copied out, the direct blocks read, `done` raised.
+  void copy_out() {
+    for (int p = 0; p < P; ++p) {
+      if (p == me) continue;
+      const char* peer = s.part[static_cast<size_t>(p)];
+      const size_t block = c.recv_bytes(p);
+      if (!dir.takes(block)) {
+        const size_t slot = slot_of(load(peer, s.layout.largest_at(e)));
+        copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + static_cast<size_t>(me) * slot,
+                   ShmPiece{k.off, slot}.of(block));
+        continue;
+      }
+      if (!first || !dir.cma) continue;  // direct: whole in the first exchange; messages: completed below
+      unsigned long long address = 0, bytes = 0;
+      if constexpr (varying) {
+        const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
+        address = static_cast<unsigned long long>(from[2 * me]);
+        bytes = static_cast<unsigned long long>(from[2 * me + 1]);
+      } else {
+        const auto* words = reinterpret_cast<const Word*>(peer + s.layout.direct_at(e));
+        address = words[0] + static_cast<unsigned long long>(me) * words[1];
+        bytes = words[2];
+      }
+      if (bytes != block) {  // the two sides size the block differently (erroneous): not read
+        note(MPI_ERR_TRUNCATE);
+        continue;
+      }
+      note(cma_read(static_cast<long long>(load(peer, s.layout.pid)), c.recv_block(p), address, block));
     }
+    ++s.exchange;
+    // Also where the two sides size a block differently, so no sender waits
+    // forever (done's line is this rank's alone: no peer polls it otherwise).
+    if (first && dir.cma) store(mine, s.layout.done, e);
   }
-  __atomic_store_n(reinterpret_cast<Word*>(mine + s.layout.largest_at(e)), static_cast<Word>(largest),
-                   __ATOMIC_RELAXED);  // before `ready` (release): receivers size this rank's slots from it
-  store(mine, s.layout.ready, e);  // release: the pieces and words above are visible first
-  wait_ready(s, me, e, c.ctx.oversubscribed);  // acquire: the peers' are visible after
-  for (int p = 0; p < P; ++p) {
-    if (p == me) continue;
-    const char* peer = s.part[static_cast<size_t>(p)];
-    const size_t block = c.recv_bytes(p);
-    if (!dir.takes(block)) {
-      const size_t slot = slot_of(load(peer, s.layout.largest_at(e)));
-      copy_bytes(c.recv_block(p) + k.off, peer + s.layout.data_at(e) + static_cast<size_t>(me) * slot,
-                 ShmPiece{k.off, slot}.of(block));
-      continue;
-    }
-    if (!first || !dir.cma) continue;  // direct: whole in the first exchange; messages: completed below
-    unsigned long long address = 0, bytes = 0;
-    if constexpr (varying) {
-      const auto* from = reinterpret_cast<const long long*>(peer + s.layout.table_at(e));
-      address = static_cast<unsigned long long>(from[2 * me]);
-      bytes = static_cast<unsigned long long>(from[2 * me + 1]);
-    } else {
-      const auto* words = reinterpret_cast<const Word*>(peer + s.layout.direct_at(e));
-      address = words[0] + static_cast<unsigned long long>(me) * words[1];
-      bytes = words[2];
-    }
-    if (bytes != block) {  // the two sides size the block differently (erroneous): not read
-      note(MPI_ERR_TRUNCATE);
-      continue;
-    }
-    note(cma_read(static_cast<long long>(load(peer, s.layout.pid)), c.recv_block(p), address, block));
+  // The readers of this rank's direct blocks are through (sends_direct).
+  bool readers_done() const {
+    for (int d = 0; d < P; ++d)
+      if (d != me && dir.takes(c.send_bytes(d)) && load(s.part[static_cast<size_t>(d)], s.layout.done) < e) return false;
+    return true;
   }
-  ++s.exchange;
-  // Also where the two sides size a block differently, so no sender waits
-  // forever (done's line is this rank's alone: no peer polls it otherwise).
-  if (first && dir.cma) store(mine, s.layout.done, e);
-  if (sends_direct)  // the readers of this rank's direct blocks are through
+  void spin_readers() const {
     for (int d = 0; d < P; ++d)
       if (d != me && dir.takes(c.send_bytes(d))) wait_word(s, d, s.layout.done, e, c.ctx.oversubscribed);
-  if (messages_too) note(messages.wait_all());
-  return err;
-}
+  }
+};
 
 // The largest block through the segment of any rank in the exchange just
 // made (alltoallv).
@@ -398,29 +443,38 @@ size_t largest_published(const ShmState& s) {
 }
 
 template <class Call>
-Result run(const Call& c, const Params& prm) {
+Task<Result> run(const Call& c, const Params& prm) {
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   c.copy_self();
-  if (P == 1) return MPI_SUCCESS;
+  if (P == 1) co_return MPI_SUCCESS;
   ShmState* s = nullptr;
-  if (const int rc = state_of(c.ctx, s)) return rc;
+  const bool blocking = blocking_now();
+  if (const int rc = blocking ? state_of(c.ctx, s) : own_state_of(c.ctx, s)) co_return rc;
   // Several nodes, real or laid out (A2A_NODE_SIZE and the like): the
   // registry's fallback, which the stats name.
-  if (!s->usable || c.ctx.topology.nodes() > 1) return Result::fallback();
+  if (!s->usable || c.ctx.topology.nodes() > 1) co_return Result::fallback();
   const Direct dir = direct_of(prm, *s);
   if (!dir.cma && dir.from != Params::kShmDirectOff)
-    if (const int rc = c.ctx.open_private()) return rc;  // direct blocks as messages (every rank alike)
+    if (const int rc = c.ctx.open_private()) co_return rc;  // direct blocks as messages (every rank alike)
   // Whole halves from the first call: no later call pays a re-made segment.
   const size_t half = schedule::shm_half_limit(config().scratch_limit);
   if (s->win == MPI_WIN_NULL)
-    if (const int rc = make_segment(*s, P, half)) return rc;
+    if (const int rc = make_segment(*s, P, half)) co_return rc;
+  // This operation's turn on the segment (set-up above ran in start order).
+  const unsigned long long turn = s->next_turn++;
+  struct Served {
+    ShmState* s;
+    ~Served() { ++s->serving; }
+  } served{s};
+  if (s->serving != turn) co_await until([s, turn] { return s->serving == turn; },
+                                         [s, turn] { while (s->serving != turn) progress_pending(); });
   // Alltoall knows every block's size; alltoallv starts with pieces of the
   // half's share and learns the largest block through the segment from the
   // first exchange.
   const size_t through = varying ? s->capacity : dir.takes(c.send_bytes(0)) ? 0 : c.send_bytes(0);
   ShmPiece k{0, schedule::shm_piece_len(through, P, s->capacity)};
-  if (k.len == 0 && through > 0) return Result::fallback();  // not a line per rank under A2A_SCRATCH_LIMIT
+  if (k.len == 0 && through > 0) co_return Result::fallback();  // not a line per rank under A2A_SCRATCH_LIMIT
   size_t largest = 0;
   long long sent = 0;
   for (int d = 0; d < P; ++d)
@@ -429,20 +483,35 @@ Result run(const Call& c, const Params& prm) {
       if (!direct) largest = std::max(largest, c.send_bytes(d));
       if (!direct || dir.cma) sent += static_cast<long long>(c.send_bytes(d));  // messages count their own
     }
-  int err = exchange(c, *s, k, largest, dir);
-  size_t exchanges = 1;
-  const size_t M = varying ? largest_published(*s) : through;  // the same on every rank
-  if (M > k.len) {
-    k.off = k.len;
-    if constexpr (varying) k.len = schedule::shm_piece_len(M, P, s->capacity);  // whole blocks where they fit
-    for (; k.off < M; k.off += k.len, ++exchanges)
-      if (const int rc = exchange(c, *s, k, largest, dir); rc && !err) err = rc;
+  int err = MPI_SUCCESS;
+  size_t exchanges = 0, M = 0;
+  Requests messages(0);  // the direct blocks' (the first exchange's), where they are messages
+  for (bool more = true; more;) {
+    Exchange<Call> x{c, *s, k, largest, dir, messages};
+    x.copy_in();
+    co_await until([&x] { return x.peers_ready(); }, [&x] { x.spin_ready(); });
+    x.copy_out();
+    if (x.sends_direct) co_await until([&x] { return x.readers_done(); }, [&x] { x.spin_readers(); });
+    if (x.messages_too) x.note(co_await wait(messages));
+    if (x.err && !err) err = x.err;
+    if (++exchanges == 1) {
+      M = varying ? largest_published(*s) : through;  // the same on every rank
+      if (M > k.len) {
+        k.off = k.len;
+        if constexpr (varying) k.len = schedule::shm_piece_len(M, P, s->capacity);  // whole blocks where they fit
+      } else {
+        k.off = M;
+      }
+    } else {
+      k.off += k.len;
+    }
+    more = k.off < M;
   }
   c.stats.rounds += static_cast<long long>(exchanges);
   c.stats.blocks_sent += P - 1;
   c.stats.bytes_sent += sent;
   c.stats.temp_bytes = std::max<long long>(c.stats.temp_bytes, static_cast<long long>(s->layout.total));
-  return err;
+  co_return err;
 }
 
 }  // namespace
@@ -463,23 +532,23 @@ void shm_forget_kept() {
   }
 }
 
-Result shm(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result shm(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> shm(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> shm(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 namespace {
 template <class Call>
-Result phase(const Call& c, const Params& prm) {
-  const Result r = run(c, prm);
+Task<Result> phase(const Call& c, const Params& prm) {
+  const Result r = co_await run(c, prm);
   if (r.fell_back()) {
     const std::string name = schedule::name_without_intra_shm(c.stats.algorithm);
     std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "%s", name.c_str());
     c.stats.named_from = 0;  // written here: the next call's name is copied afresh
   }
-  return r;
+  co_return r;
 }
 }  // namespace
 
-Result shm_phase(const UniformCall& c, const Params& prm) { return phase(c, prm); }
-Result shm_phase(const VarCall& c, const Params& prm) { return phase(c, prm); }
+Task<Result> shm_phase(const UniformCall& c, const Params& prm) { return phase(c, prm); }
+Task<Result> shm_phase(const VarCall& c, const Params& prm) { return phase(c, prm); }
 
 }  // namespace a2a::detail

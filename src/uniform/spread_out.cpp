@@ -11,7 +11,7 @@ using schedule::mod;
 namespace {
 
 template <class Call>
-int run(const Call& c, const Params&) {
+Task<Result> run(const Call& c, const Params&) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   Requests reqs(2 * c.ctx.linear_steps().size());
@@ -21,12 +21,12 @@ int run(const Call& c, const Params&) {
     reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
     c.count_round(1);
   }
-  return reqs.wait_all();
+  co_return co_await wait(reqs);
 }
 
 }  // namespace
 
-Result spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Result spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
 
 }  // namespace a2a::detail

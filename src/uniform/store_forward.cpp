@@ -6,17 +6,18 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& steps, int dir) {
+Task<int> run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& steps, int dir) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  Scratch::Frame frame(c.ctx.scratch);
+  Scratch::Frame frame(c.work());
   Scratch::Region out_region, in_region;
-  if (!frame.take({&out_region, &in_region})) return MPI_ERR_INTERN;
-  char* out = c.ctx.scratch.get(out_region, widest * c.bs, c.stats);
-  char* in = c.ctx.scratch.get(in_region, widest * c.bs, c.stats);
-  std::vector<char>& moved = c.ctx.slot_flags;  // slot already left the send buffer
+  if (!frame.take({&out_region, &in_region})) co_return MPI_ERR_INTERN;
+  char* out = c.work().get(out_region, widest * c.bs, c.stats);
+  char* in = c.work().get(in_region, widest * c.bs, c.stats);
+  std::vector<char> own;  // an operation's own; blocking calls reuse the context's
+  std::vector<char>& moved = blocking_now() ? c.ctx.slot_flags : own;  // slot already left the send buffer
   moved.assign(P, 0);
   auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };
   for (const auto& s : steps) {
@@ -28,7 +29,7 @@ int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& s
     }
     const int dst = mod(p + static_cast<long long>(dir) * s.distance, P);
     const int src = mod(p - static_cast<long long>(dir) * s.distance, P);
-    if (const int rc = exchange(out, off, dst, in, off, src, c.comm(), c.stats)) return rc;
+    if (const int rc = co_await exchanged(out, off, dst, in, off, src, c.comm(), c.stats)) co_return rc;
     off = 0;
     for (int i : s.slots) {
       std::memcpy(home(i), in + off, c.bs);
@@ -37,7 +38,7 @@ int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& s
     }
     c.count_round(s.slots.size());
   }
-  return MPI_SUCCESS;
+  co_return MPI_SUCCESS;
 }
 
 }  // namespace a2a::detail

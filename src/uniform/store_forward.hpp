@@ -12,6 +12,6 @@
 
 namespace a2a::detail {
 
-int run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& steps, int dir);
+Task<int> run_zero_rotation(const UniformCall& c, const std::vector<schedule::Step>& steps, int dir);
 
 }  // namespace a2a::detail

@@ -12,8 +12,8 @@
 
 namespace a2a::detail {
 
-Result tra(const UniformCall& c, const Params& prm) {
-  return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1);
+Task<Result> tra(const UniformCall& c, const Params& prm) {
+  co_return co_await run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1);
 }
 
 }  // namespace a2a::detail

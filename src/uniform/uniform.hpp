@@ -74,10 +74,12 @@ struct UniformCall {
   size_t bs;
   CommContext& ctx;
   Stats& stats;
+  OpScratch* scratch = nullptr;  // a nonblocking operation's own; null: ctx's (blocking calls)
 
   int P() const { return ctx.size; }
   int rank() const { return ctx.rank; }
   MPI_Comm comm() const { return ctx.comm; }
+  Scratch& work() const { return scratch ? scratch->of(ctx) : ctx.scratch; }
   const char* send_block(int i) const { return send + i * sstride; }
   char* recv_block(int i) const { return recv + i * rstride; }
   size_t send_bytes(int) const { return bs; }
@@ -100,10 +102,12 @@ struct VarCall {
   CommContext& ctx;
   Stats& stats;
   long long global_max;  // largest block in bytes over all ranks, -1 until known
+  OpScratch* scratch = nullptr;  // a nonblocking operation's own; null: ctx's (blocking calls)
 
   int P() const { return ctx.size; }
   int rank() const { return ctx.rank; }
   MPI_Comm comm() const { return ctx.comm; }
+  Scratch& work() const { return scratch ? scratch->of(ctx) : ctx.scratch; }
   const char* send_block(int i) const { return send + soff[i]; }
   char* recv_block(int i) const { return recv + roff[i]; }
   size_t send_bytes(int i) const { return static_cast<size_t>(sbytes[i]); }
@@ -115,17 +119,18 @@ struct VarCall {
   }
   // The global largest block (bytes): from the API's agreement allreduce when
   // it ran, else one allreduce here.
-  int max_block(long long& M) const;
+  Task<int> max_block(long long& M) const;
 };
 
-using UniformFn = Result (*)(const UniformCall&, const Params&);
-using VarFn = Result (*)(const VarCall&, const Params&);
+// Every algorithm's entry: a coroutine on the engine (core/engine.hpp).
+using UniformFn = Task<Result> (*)(const UniformCall&, const Params&);
+using VarFn = Task<Result> (*)(const VarCall&, const Params&);
 
 // shm as the intra=shm phase of tra2, tuna-hier and clustered
 // (src/uniform/shm.cpp): where it falls back (the node's ranks share no
 // memory, SMPI) and the caller runs the phase point to point instead, the
 // stats name loses "intra=shm", naming what ran.
-Result shm_phase(const UniformCall& c, const Params& prm);
-Result shm_phase(const VarCall& c, const Params& prm);
+Task<Result> shm_phase(const UniformCall& c, const Params& prm);
+Task<Result> shm_phase(const VarCall& c, const Params& prm);
 
 }  // namespace a2a::detail

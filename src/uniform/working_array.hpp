@@ -14,7 +14,7 @@
 
 namespace a2a::detail {
 
-int run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std::function<int(int)>& pos,
+Task<int> run_working_array(const UniformCall& c, char* W, MPI_Aint stride, const std::function<int(int)>& pos,
                       const std::vector<schedule::Step>& steps, int dir, bool dt, const char* name);
 
 }  // namespace a2a::detail

@@ -311,7 +311,7 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
       scratch.begin_call();
       const d::VarCall call{reinterpret_cast<const char*>(send.data()), soff.data(), sbytes.data(),
                             reinterpret_cast<char*>(recv.data()), roff.data(), rbytes.data(), *ctx, st, -1};
-      const d::Result ran = r.info->varying(call, r.params);
+      const d::Result ran = d::drive_blocking(r.info->varying(call, r.params), d::kFirstOpTag);
       ASSERT_FALSE(ran.fell_back()) << spec;
       ASSERT_EQ(ran.code(), MPI_SUCCESS) << spec;
       long long wrong = 0;

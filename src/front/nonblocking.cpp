@@ -1,0 +1,271 @@
+// Nonblocking calls (A2A_Ialltoall(v), A2A_Istart) and their completion
+// (A2A_Wait/Test/Waitall/Testall): an operation is execute's choice run as
+// a coroutine on the engine (core/engine.hpp), started here (it runs until
+// its first wait), advanced by every a2a call's progress step and completed
+// by a wait or test.  Its prepared call comes from the thread's cache (taken
+// out while it runs, so no other call recycles it) or is made now, or is a
+// plan's; it goes back into the cache of the thread that completes it.
+#include <memory>
+#include <vector>
+
+#include "a2a/a2a.h"
+#include "core/config.hpp"
+#include "front/call.hpp"
+
+namespace a2a::detail {
+namespace {
+
+// A started operation's state (A2A_Request points to it).
+struct Operation {
+  OpState state;
+  Task<int> task;
+  CallArgs args;
+  std::unique_ptr<Prepared> owned;  // taken from the cache or made now; null for a plan's start
+  Prepared* prepared = nullptr;
+  A2A_Plan plan = nullptr;
+  Global global;
+  bool agreed = false;
+  Stats stats;
+  OpScratch scratch;
+  std::string error;
+  bool pending = false;  // in the progress list
+};
+
+// Completed operations kept for the thread's next start (at most
+// kSpareOps): their scratch stays allocated (bounded by the largest call
+// each made, as a communicator's own scratch is) and nothing is allocated
+// per start.
+constexpr size_t kSpareOps = 8;
+std::vector<std::unique_ptr<Operation>>& spare_ops() {
+  static thread_local std::vector<std::unique_ptr<Operation>> spare;
+  return spare;
+}
+std::unique_ptr<Operation> new_operation() {
+  auto& spare = spare_ops();
+  if (spare.empty()) return std::make_unique<Operation>();
+  std::unique_ptr<Operation> op = std::move(spare.back());
+  spare.pop_back();
+  return op;
+}
+void recycle(std::unique_ptr<Operation> op) {
+  auto& spare = spare_ops();
+  if (spare.size() >= kSpareOps) return;
+  op->task = Task<int>();  // its frame back to the pool
+  op->state = OpState{};
+  op->owned.reset();
+  op->prepared = nullptr;
+  op->plan = nullptr;
+  op->agreed = false;
+  op->pending = false;
+  op->error.clear();
+  spare.push_back(std::move(op));
+}
+
+// p out of the thread's cache, for an operation to own while it runs.
+std::unique_ptr<Prepared> take_from_cache(ThreadState& ts, Prepared* p) {
+  for (size_t i = 0; i < kPreparedSlots; ++i)
+    if (ts.slot[i].get() == p) {
+      ts.key[i] = 0;
+      for (HotCall* h : {&ts.hot, &ts.hot_v})
+        if (h->prepared == p) h->prepared = nullptr;
+      return std::move(ts.slot[i]);
+    }
+  return nullptr;
+}
+
+// Runs op's coroutine until its first wait (every rank starts operations
+// in one order per communicator, so what runs here, any collective set-up
+// included, is ordered as blocking calls are); pending where not done.
+void launch(Operation& op) {
+  op.state.blocking = false;
+  op.state.tag = op.prepared->ctx->next_op_tag();
+  op.task = execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
+  OpState*& cur = current_op();
+  OpState* outer = cur;
+  cur = &op.state;
+  op.task.handle().resume();
+  cur = outer;
+  if (!op.task.done()) {
+    op.pending = true;
+    pending_add(&op.state);
+  }
+}
+
+int start(const CallArgs& a, A2A_Request* request) {
+  progress_pending();
+  ThreadState& ts = thread_state();
+  ts.error.clear();
+  last_stats(ts);  // a hot call's lazy stats written before they are replaced
+  ts.lazy = nullptr;
+  if (!request) {
+    ts.error = "a2a: request is NULL";
+    return MPI_ERR_ARG;
+  }
+  *request = A2A_REQUEST_NULL;
+  std::unique_ptr<Operation> op = new_operation();
+  op->args = a;
+  const bool agreeing = agree_mode();
+  Prepared* found = find_prepared(ts, a);
+  int err = MPI_SUCCESS;
+  if (found) {
+    op->owned = take_from_cache(ts, found);
+  } else {
+    CommContext* ctx = nullptr;
+    if (const int rc = open_comm(a.comm, ctx)) {
+      ts.stats = Stats{};
+      return rc;
+    }
+    op->owned = recycle_prepared(ts);
+    err = prepare(a, *ctx, *op->owned, ts.error);
+  }
+  op->prepared = op->owned.get();
+  if (agreeing) {
+    if (const int rc = agree(*op->prepared, err, op->global, ts.error)) return rc;
+    err = op->global.err;
+    op->agreed = true;
+  }
+  if (err != MPI_SUCCESS) {
+    ts.stats = op->prepared->stats;
+    return failed(err, ts.error);
+  }
+  launch(*op);
+  *request = reinterpret_cast<A2A_Request>(op.release());
+  return MPI_SUCCESS;
+}
+
+Operation* operation(A2A_Request r) { return reinterpret_cast<Operation*>(r); }
+
+void empty_status(MPI_Status* status, int rc) {
+  if (status == MPI_STATUS_IGNORE) return;
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = rc;
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+}
+
+// A done operation completed: its result, its stats the thread's last, its
+// prepared call back in the thread's cache (or its plan free to start
+// again), the request null.
+int complete(A2A_Request* request, MPI_Status* status) {
+  std::unique_ptr<Operation> op(operation(*request));
+  *request = A2A_REQUEST_NULL;
+  if (op->pending) pending_remove(&op->state);
+  const int rc = op->task.value();
+  ThreadState& ts = thread_state();
+  last_stats(ts);
+  ts.lazy = nullptr;
+  ts.stats = op->stats;
+  ts.error = op->error;
+  if (op->plan) op->plan->active = false;
+  if (op->owned && op->owned->cacheable && op->owned->generation == generation() && !find_prepared(ts, op->args))
+    keep_prepared(ts, std::move(op->owned));
+  empty_status(status, rc);
+  recycle(std::move(op));
+  return explained(rc);
+}
+
+}  // namespace
+}  // namespace a2a::detail
+
+using a2a::detail::Operation;
+
+extern "C" int A2A_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm, A2A_Request* request) {
+  using namespace a2a::detail;
+  return explained(
+      start(alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm), request));
+}
+
+extern "C" int A2A_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, const char* algorithm, A2A_Request* request) {
+  using namespace a2a::detail;
+  return explained(start(alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                        recvtype, comm, algorithm),
+                         request));
+}
+
+extern "C" int A2A_Istart(A2A_Plan plan, A2A_Request* request) {
+  using namespace a2a::detail;
+  progress_pending();
+  ThreadState& ts = thread_state();
+  ts.error.clear();
+  last_stats(ts);
+  ts.lazy = nullptr;
+  if (!plan || !request) {
+    ts.error = !plan ? "a2a: plan is NULL" : "a2a: request is NULL";
+    return MPI_ERR_ARG;
+  }
+  *request = A2A_REQUEST_NULL;
+  if (plan->active) {
+    ts.error = "a2a: the plan's last start has not completed";
+    return explained(MPI_ERR_REQUEST);
+  }
+  std::unique_ptr<Operation> op = new_operation();
+  op->args = plan->args;
+  op->prepared = plan->prepared.get();
+  op->plan = plan;
+  op->global = plan->global;
+  op->agreed = true;
+  plan->active = true;
+  launch(*op);
+  *request = reinterpret_cast<A2A_Request>(op.release());
+  return MPI_SUCCESS;
+}
+
+extern "C" int A2A_Test(A2A_Request* request, int* flag, MPI_Status* status) {
+  using namespace a2a::detail;
+  if (!request || !flag) return MPI_ERR_ARG;
+  progress_pending();
+  if (*request == A2A_REQUEST_NULL) {
+    *flag = 1;
+    empty_status(status, MPI_SUCCESS);
+    return MPI_SUCCESS;
+  }
+  *flag = operation(*request)->task.done();
+  return *flag ? complete(request, status) : MPI_SUCCESS;
+}
+
+extern "C" int A2A_Wait(A2A_Request* request, MPI_Status* status) {
+  using namespace a2a::detail;
+  if (!request) return MPI_ERR_ARG;
+  if (*request == A2A_REQUEST_NULL) {
+    progress_pending();
+    empty_status(status, MPI_SUCCESS);
+    return MPI_SUCCESS;
+  }
+  Operation* op = operation(*request);
+  do {
+    progress_pending_slow();  // this one is pending
+  } while (!op->task.done());
+  return complete(request, status);
+}
+
+extern "C" int A2A_Waitall(int count, A2A_Request requests[], MPI_Status statuses[]) {
+  if (count < 0 || (count > 0 && !requests)) return MPI_ERR_ARG;
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    const int rc = A2A_Wait(&requests[i], statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i]);
+    if (rc != MPI_SUCCESS && err == MPI_SUCCESS) err = rc;
+  }
+  return err == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_IN_STATUS;
+}
+
+extern "C" int A2A_Testall(int count, A2A_Request requests[], int* flag, MPI_Status statuses[]) {
+  using namespace a2a::detail;
+  if (count < 0 || (count > 0 && !requests) || !flag) return MPI_ERR_ARG;
+  progress_pending();
+  *flag = 1;
+  for (int i = 0; i < count; ++i)
+    if (requests[i] != A2A_REQUEST_NULL && !operation(requests[i])->task.done()) *flag = 0;
+  if (!*flag) return MPI_SUCCESS;
+  int err = MPI_SUCCESS;
+  for (int i = 0; i < count; ++i) {
+    MPI_Status* st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+    const int rc = requests[i] == A2A_REQUEST_NULL ? (empty_status(st, MPI_SUCCESS), MPI_SUCCESS)
+                                                    : complete(&requests[i], st);
+    if (rc != MPI_SUCCESS && err == MPI_SUCCESS) err = rc;
+  }
+  return err == MPI_SUCCESS ? MPI_SUCCESS : MPI_ERR_IN_STATUS;
+}
