@@ -126,6 +126,10 @@ class Scratch {
   int next_work_ = kWork0;    // the first work region no open Frame holds
 };
 
+// The tags operations' messages carry (cuda-ipc's staged chunks use 2;
+// MPI_TAG_UB is at least 32767).
+constexpr int kFirstOpTag = 3, kLastOpTag = 32767;
+
 // A nonblocking operation's own scratch, one Scratch per communicator
 // context its algorithm runs on (node-aware algorithms run phases on
 // sub-communicators), kept with the operation and reused by the next.
@@ -183,11 +187,11 @@ struct CommContext {
   long long calls = 0;
   // The tag of the next operation of a2a's algorithms begun on this
   // communicator (blocking or not, in the same order on every rank):
-  // next_op_tag() cycles through kFirstOpTag..kLastOpTag (transport.hpp).
-  int op_tag_next = 3;
+  // next_op_tag() cycles through kFirstOpTag..kLastOpTag.
+  int op_tag_next = kFirstOpTag;
   int next_op_tag() {
     const int t = op_tag_next;
-    op_tag_next = t == 32767 ? 3 : t + 1;
+    op_tag_next = t == kLastOpTag ? kFirstOpTag : t + 1;
     return t;
   }
   // Facts about the job learnt once (the layout, the cost model's machine):

@@ -140,10 +140,6 @@ Task<int> allreduce_max(long long& v, MPI_Comm comm);
 // Alltoall of `n` long longs per rank over comm (nonblocking: spread-out).
 Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm);
 
-// The tags operations' messages carry (CommContext::next_op_tag; cuda-ipc's
-// staged chunks use 2; MPI_TAG_UB is at least 32767).
-constexpr int kFirstOpTag = 3, kLastOpTag = 32767;
-static_assert(kFirstOpTag == 3 && kLastOpTag == 32767, "CommContext::next_op_tag cycles through these");
 
 // A datatype of exactly `bytes` contiguous bytes (any size, int-safe).
 int make_bytes_type(size_t bytes, MPI_Datatype* out);

@@ -63,7 +63,7 @@ namespace a2a::detail::gpu {
 
 namespace {
 
-constexpr int kStageTag = 2;  // the private communicator's tag for staged chunks (kDataTag is 1)
+constexpr int kStageTag = 2;  // the private communicator's tag for staged chunks (operations use 3..32767)
 constexpr size_t kMappingsPerPeer = 16;
 constexpr size_t kExportsCached = 64;
 

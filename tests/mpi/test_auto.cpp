@@ -280,6 +280,21 @@ TEST_F(Auto, LinearFamilyTableNeedsNoSizes) {
   }
 }
 
+// The whole model A2A_COST_MODEL gives, as auto holds it for world (the
+// MPI library and whether ranks are time-sliced filled in), and world's context.
+void given_model(const char* text, a2a::detail::MachineModel& m, a2a::detail::CommContext*& ctx) {
+  unsigned given = 0;
+  std::string err;
+  ASSERT_TRUE(a2a::detail::parse_cost_model(text, m, given, err)) << err;
+  ASSERT_EQ(given & a2a::detail::kAllCostKeys, a2a::detail::kAllCostKeys);
+  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);
+  m.library = a2a::detail::library_from_version(version);
+  m.oversubscribed = ctx->oversubscribed;
+}
+
 // With every model parameter given (A2A_COST_MODEL) nothing is measured, so
 // what the trial runs must be exactly the model's candidates for this
 // layout (trial_candidates: its pick, native, a close runner-up), and the
@@ -289,17 +304,11 @@ TEST_F(Auto, ModelProposesTheTrialsCandidates) {
   const char* text = std::getenv("A2A_COST_MODEL");
   if (!text || scenario() == "good") GTEST_SKIP() << "needs A2A_COST_MODEL and no matching tuning file";
   a2a::detail::MachineModel m;
-  unsigned given = 0;
-  std::string err;
-  ASSERT_TRUE(a2a::detail::parse_cost_model(text, m, given, err)) << err;
-  ASSERT_EQ(given & a2a::detail::kAllCostKeys, a2a::detail::kAllCostKeys);
   a2a::detail::CommContext* ctx = nullptr;
-  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
+  given_model(text, m, ctx);
+  if (HasFatalFailure()) return;
+  std::string err;
   const a2a::detail::ModelLayout layout{ctx->topology.node_of, ctx->topology.ranks};
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  m.library = a2a::detail::library_from_version(version);
   alltoall_auto(MPI_COMM_WORLD, 1);  // world's first call, unless an earlier test made it
   for (int n : {1, 64, 4096}) {
     std::vector<std::string> want;
@@ -331,17 +340,10 @@ TEST_F(Auto, ModelProposesTheEverySizeTrialsCandidates) {
   const char* text = std::getenv("A2A_COST_MODEL");
   if (!text || scenario() == "good") GTEST_SKIP() << "needs A2A_COST_MODEL and no matching tuning file";
   a2a::detail::MachineModel m;
-  unsigned given = 0;
-  std::string err;
-  ASSERT_TRUE(a2a::detail::parse_cost_model(text, m, given, err)) << err;
-  ASSERT_EQ(given & a2a::detail::kAllCostKeys, a2a::detail::kAllCostKeys);
   a2a::detail::CommContext* ctx = nullptr;
-  ASSERT_EQ(a2a::detail::get_context(MPI_COMM_WORLD, ctx), MPI_SUCCESS);
-  char version[MPI_MAX_LIBRARY_VERSION_STRING];
-  int len = 0;
-  MPI_Get_library_version(version, &len);
-  m.library = a2a::detail::library_from_version(version);
-  m.oversubscribed = ctx->oversubscribed;
+  given_model(text, m, ctx);
+  if (HasFatalFailure()) return;
+  std::string err;
   std::string pick, runner_up;
   if (a2a::detail::sizes_pay({ctx->topology.node_of, ctx->topology.ranks}, m, {}, pick, runner_up))
     GTEST_SKIP() << "the model chooses per call on this layout";
