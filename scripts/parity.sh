@@ -25,9 +25,10 @@
 #             40 warm-up iterations: the trial's calls are not timed);
 #             and every one of auto's first 100 calls per size (-x 0,
 #             means; 5 processes at P = 2), its trial included
-#   overhead_vs  the overhead phase's runs alternating with the same runs of
-#             another build (A2A_BASE=dir holding a2a, default /tmp/base/build),
-#             3 each: what a change adds to the call path, in one run
+#   overhead_vs  the overhead phase's runs alternating with the same runs on
+#             another build's library (A2A_BASE=dir holding liba2a.so, default
+#             /tmp/base/build), this build's bench for both, 3 each: what a
+#             change adds to the library's call path, in one run
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -226,8 +227,10 @@ overhead_vs() {
   for np in 1 2; do
     for k in 1 2 3; do
       for which in base new; do
-        bin=$a2a; [ $which = base ] && bin=$base/a2a
-        mpirun -np "$np" $bin bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out           -a auto --csv "$out/overhead-vs-$which-p$np-$k.csv" > "$out/overhead-vs-$which-p$np-$k.txt"
+        # This build's bench on either library (LD_LIBRARY_PATH before its
+        # RUNPATH): the library's call path compared, not the benches'.
+        lib=$build; [ $which = base ] && lib=$base
+        LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH -np "$np" $a2a bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out           -a auto --csv "$out/overhead-vs-$which-p$np-$k.csv" > "$out/overhead-vs-$which-p$np-$k.txt"
       done
     done
   done

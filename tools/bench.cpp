@@ -28,7 +28,8 @@
 // the default mode in the same table; "plan/" runs a persistent plan (init
 // once per size, A2A_Start per iteration); "i/" the nonblocking call and
 // its wait at once (A2A_Ialltoall(v) + A2A_Wait; i/native: MPI_Ialltoall(v)
-// + MPI_Wait), what the engine adds to the blocking call.
+// + MPI_Wait), what the engine adds to the blocking call.  --nonblocking
+// measures overlap instead, as OSU's osu_ialltoall (bench_overlap.cpp).
 // --twins adds, for each a2a algorithm that the MPI library also implements,
 // the library's own forced to that algorithm (twins.hpp), and prints each
 // a2a row's time over its twin's.  -b N times N calls back to back per
@@ -51,7 +52,9 @@
 #include <vector>
 
 #include "a2a/a2a.hpp"
+#include "bench_case.hpp"
 #include "bench_cuda.hpp"
+#include "bench_overlap.hpp"
 #include "core/context.hpp"
 #include "select/registry.hpp"
 #include "timing.hpp"
@@ -60,9 +63,9 @@
 
 namespace {
 
-unsigned char expected(int src, int dst, long long j) {
-  return static_cast<unsigned char>(src * 131 + dst * 31 + j * 7 + 1);
-}
+using a2a::tools::Case;
+using a2a::tools::count_wrong;
+using a2a::tools::make_case;
 
 std::vector<long long> sizes_between(const std::string& range) {
   long long lo = 1, hi = 1 << 20;
@@ -77,89 +80,85 @@ std::vector<long long> sizes_between(const std::string& range) {
 constexpr const char* kAgree = "agree/";
 constexpr const char* kA2A = "a2a/";  // a2a/native: A2A_Alltoall(v) with "native", where "native" alone is MPI
 
-// One size's buffers.  Alltoall: m bytes per peer.  Alltoallv: counts from
-// the workload, blocks packed in rank order.
-struct Case {
-  bool v = false;
-  int P = 1, rank = 0;
-  long long m = 0;
-  std::vector<unsigned char, a2a::detail::BufferAllocator<unsigned char>> sbuf, rbuf;  // shared under A2A_SIM_SHARED
-  std::vector<int> sc, sd, rc, rd;
-  std::map<std::string, A2A_Plan> plans;  // "plan/" rows, freed with the case
-  Case() = default;
-  Case(Case&&) = default;
-  ~Case() {
-    for (auto& [name, plan] : plans) A2A_Plan_free(&plan);
-  }
-};
-
-Case make_case(bool v, const a2a::workload::Workload& w, long long m, int rank, int P) {
-  Case c;
-  c.v = v;
-  c.P = P;
-  c.rank = rank;
-  c.m = m;
-  c.sc.assign(P, static_cast<int>(m));
-  c.sd.assign(P, 0);
-  c.rc.assign(P, static_cast<int>(m));
-  c.rd.assign(P, 0);
-  if (v) {
-    const auto sized = a2a::workload::with_size(w, m);
-    for (int i = 0; i < P; ++i) {
-      c.sc[i] = static_cast<int>(a2a::workload::count(sized, rank, i, P));
-      c.rc[i] = static_cast<int>(a2a::workload::count(sized, i, rank, P));
-    }
-  }
-  for (int i = 1; i < P; ++i) {
-    c.sd[i] = c.sd[i - 1] + c.sc[i - 1];
-    c.rd[i] = c.rd[i - 1] + c.rc[i - 1];
-  }
-  c.sbuf.resize(static_cast<size_t>(c.sd[P - 1] + c.sc[P - 1]));
-  c.rbuf.resize(static_cast<size_t>(c.rd[P - 1] + c.rc[P - 1]));
-  for (int d = 0; d < P; ++d)
-    for (int j = 0; j < c.sc[d]; ++j) c.sbuf[c.sd[d] + j] = expected(rank, d, j);
-  return c;
-}
-
 constexpr const char* kPlan = "plan/";
 constexpr const char* kNonblocking = "i/";
 constexpr const char* kTwin = "twin:";
 
 bool is_twin(const std::string& alg) { return alg.rfind(kTwin, 0) == 0; }
 
-int run(const std::string& alg, Case& c, a2a::ErrorCheck mode, const a2a::tools::Twins& twins) {
-  const int n = static_cast<int>(c.m);
+// A row as run: its kind and a2a's spec, parsed once, so that a timed call
+// pays nothing for its name (nor for an error-check switch but where the
+// rows' modes differ).
+struct Row {
+  enum class Kind { library, twin, a2a, plan, nonblocking_library, nonblocking } kind = Kind::library;
+  std::string name, spec;
+  a2a::ErrorCheck mode = a2a::ErrorCheck::local;
+  MPI_Comm comm = MPI_COMM_WORLD;  // a twin's
+};
+
+Row parse_row(const std::string& alg, a2a::ErrorCheck mode, const a2a::tools::Twins& twins) {
+  Row r;
+  r.name = alg;
   if (is_twin(alg)) {  // the library's own, forced (twins.hpp)
-    const MPI_Comm comm = twins.find(alg)->comm;
-    if (!c.v) return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, comm);
-    return MPI_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
-                         MPI_BYTE, comm);
+    r.kind = Row::Kind::twin;
+    r.comm = twins.find(alg)->comm;
+    return r;
   }
   const bool agree = alg.rfind(kAgree, 0) == 0;
-  const char* spec = alg.c_str() + (agree ? 6 : alg.rfind(kA2A, 0) == 0 ? 4 : 0);
-  a2a::set_error_check(agree ? a2a::ErrorCheck::agree : mode);
-  if (alg.rfind(kPlan, 0) == 0) {  // a persistent plan, made on first use for this size
-    if (!c.plans.count(alg)) {
-      A2A_Plan plan = nullptr;
-      spec = alg.c_str() + 5;
-      const int rc = c.v ? A2A_Alltoallv_init(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(),
-                                              c.rc.data(), c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, spec, &plan)
-                         : A2A_Alltoall_init(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD,
-                                             spec, &plan);
-      if (rc != MPI_SUCCESS) return rc;
-      c.plans[alg] = plan;
-    }
-    return A2A_Start(c.plans[alg]);
+  r.mode = agree ? a2a::ErrorCheck::agree : mode;
+  r.spec = alg.substr(agree ? 6 : alg.rfind(kA2A, 0) == 0 ? 4 : 0);
+  if (alg == "native") {
+    r.kind = Row::Kind::library;
+  } else if (alg.rfind(kPlan, 0) == 0) {
+    r.kind = Row::Kind::plan;
+    r.spec = alg.substr(5);
+  } else if (alg.rfind(kNonblocking, 0) == 0) {
+    r.spec = alg.substr(2);
+    r.kind = r.spec == "native" ? Row::Kind::nonblocking_library : Row::Kind::nonblocking;
+  } else {
+    r.kind = Row::Kind::a2a;
   }
-  if (alg.rfind(kNonblocking, 0) == 0) {
-    spec = alg.c_str() + 2;
-    if (std::string(spec) == "native") {
+  return r;
+}
+
+void use_mode(a2a::ErrorCheck mode) {
+  static int set = -1;
+  if (set != static_cast<int>(mode)) a2a::set_error_check(mode);
+  set = static_cast<int>(mode);
+}
+
+int run(const Row& row, Case& c) {
+  const int n = static_cast<int>(c.m);
+  const char* spec = row.spec.c_str();
+  switch (row.kind) {
+    case Row::Kind::library:
+    case Row::Kind::twin:
+      if (!c.v) return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, row.comm);
+      return MPI_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(),
+                           c.rd.data(), MPI_BYTE, row.comm);
+    case Row::Kind::nonblocking_library: {
       MPI_Request req;
       const int rc = c.v ? MPI_Ialltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(),
                                           c.rc.data(), c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, &req)
                          : MPI_Ialltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, &req);
       return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
     }
+    default:
+      break;
+  }
+  use_mode(row.mode);
+  if (row.kind == Row::Kind::plan) {  // a persistent plan, made on first use for this size
+    A2A_Plan& plan = c.plans[row.name];
+    if (!plan) {
+      const int rc = c.v ? A2A_Alltoallv_init(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(),
+                                              c.rc.data(), c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, spec, &plan)
+                         : A2A_Alltoall_init(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD,
+                                             spec, &plan);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    return A2A_Start(plan);
+  }
+  if (row.kind == Row::Kind::nonblocking) {
     A2A_Request req = A2A_REQUEST_NULL;
     const int rc = c.v ? A2A_Ialltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(),
                                         c.rd.data(), MPI_BYTE, MPI_COMM_WORLD, spec, &req)
@@ -167,22 +166,9 @@ int run(const std::string& alg, Case& c, a2a::ErrorCheck mode, const a2a::tools:
                                        &req);
     return rc != MPI_SUCCESS ? rc : A2A_Wait(&req, MPI_STATUS_IGNORE);
   }
-  if (!c.v) {
-    if (alg == "native") return MPI_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD);
-    return A2A_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, spec);
-  }
-  if (alg == "native")
-    return MPI_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
-                         MPI_BYTE, MPI_COMM_WORLD);
+  if (!c.v) return A2A_Alltoall(c.sbuf.data(), n, MPI_BYTE, c.rbuf.data(), n, MPI_BYTE, MPI_COMM_WORLD, spec);
   return A2A_Alltoallv(c.sbuf.data(), c.sc.data(), c.sd.data(), MPI_BYTE, c.rbuf.data(), c.rc.data(), c.rd.data(),
                        MPI_BYTE, MPI_COMM_WORLD, spec);
-}
-
-long long count_wrong(const Case& c) {
-  long long wrong = 0;
-  for (int s = 0; s < c.P; ++s)
-    for (int j = 0; j < c.rc[s]; ++j) wrong += c.rbuf[c.rd[s] + j] != expected(s, c.rank, j);
-  return wrong;
 }
 
 // Every host row of the registry (choice knobs at every choice, radix knobs
@@ -297,6 +283,14 @@ int run_bench(const std::vector<std::string>& raw) {
                "simulate and timed in a run of its own");
   app.add_option("--error-check", check, "a2a's error agreement for the rows (agree or local)")
       ->check(CLI::IsMember({"agree", "local"}));
+  bool nonblocking = false;
+  double test_interval = 10;
+  app.add_flag("--nonblocking", nonblocking,
+               "overlap, as OSU's osu_ialltoall: per row and size the pure time (start + wait), a compute phase "
+               "as long, the overall time with a test every --test-interval us of it, and overlap %");
+  app.add_option("--test-interval", test_interval,
+                 "--nonblocking: microseconds of compute between tests (A2A_Test; MPI_Test for native); 0: none")
+      ->check(CLI::NonNegativeNumber);
   std::string device = "host";
   app.add_option("--device", device,
                  "host, or cuda: device buffers (cuda-ipc's paths, host-staged MPI, the one-kernel floor; "
@@ -377,6 +371,23 @@ int run_bench(const std::vector<std::string>& raw) {
   if (algs.empty()) algs = default_algorithms(v, P);
   if (without_native) algs.erase(std::remove(algs.begin(), algs.end(), "native"), algs.end());
   else if (std::find(algs.begin(), algs.end(), "native") == algs.end()) algs.insert(algs.begin(), "native");
+  if (nonblocking) {
+    OverlapBenchOptions o;
+    o.v = v;
+    o.workload_text = workload_text;
+    o.workload = workload;
+    o.sizes = sizes_between(range);
+    o.iters = iters;
+    o.warmup = warmup;
+    o.test_interval_us = test_interval;
+    o.validate = validate;
+    o.algs = algs;
+    o.csv = csv;
+    o.json = json;
+    const int status = run_bench_overlap(o);
+    MPI_Finalize();
+    return status;
+  }
   if (algs.empty()) {
     std::fprintf(stderr, "a2a bench: nothing to run\n");
     twins.finish();
@@ -410,6 +421,8 @@ int run_bench(const std::vector<std::string>& raw) {
     std::printf("%10s  %-34s %11s %11s %11s %9s %9s %9s %11s %6s\n", "bytes", "algorithm", "median_us", "min_us",
                 "max_us", "vs_native", "algbw", "busbw", "inter_msgs", "wrong");
   }
+  std::vector<Row> parsed;
+  for (const auto& alg : algs) parsed.push_back(parse_row(alg, mode, twins));
   for (long long m : sizes_between(range)) {
     Case c = make_case(v, workload, m, rank, P);
     // S of the bandwidths: this rank's send total, the largest over ranks.
@@ -431,7 +444,7 @@ int run_bench(const std::vector<std::string>& raw) {
                : mpi                   ? algs[a]
                                        : st.algorithm;
     };
-    const auto call = [&](size_t a) { return run(algs[a], c, mode, twins); };
+    const auto call = [&](size_t a) { return run(parsed[a], c); };
     const auto before = [&](size_t a) { return is_twin(algs[a]) ? twins.enter(*twins.find(algs[a])) : 0; };
     const auto after = [&](size_t a) {
       note_stats(a);
@@ -450,7 +463,7 @@ int run_bench(const std::vector<std::string>& raw) {
     for (size_t a = 0; validate && a < algs.size(); ++a) {
       std::fill(c.rbuf.begin(), c.rbuf.end(), 0);
       before(a);
-      run(algs[a], c, mode, twins);
+      run(parsed[a], c);
       after(a);
       wrong[a] = count_wrong(c);
     }

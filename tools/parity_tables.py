@@ -343,7 +343,8 @@ def overhead_vs(d):
     runs = len(glob.glob(os.path.join(d, "overhead-vs-new-p1-*.csv")))
     out = ["**Call overhead against an earlier build** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
            "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, "
-           f"{runs} runs of each build alternating, `A2A_BASE` the earlier build, named in the text below): what each "
+           f"{runs} runs of each library alternating, this build's bench on both, `A2A_BASE` the earlier build's "
+           "library, named in the text below): what each "
            "row adds to MPI_Alltoall's time in the same run (us per call, means of 100 back-to-back calls), the "
            "median of the runs, before and now, and the difference.", ""]
     cols = ["a2a/native", "plan/native", "spread-out", "auto"]

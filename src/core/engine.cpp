@@ -12,65 +12,36 @@
 namespace a2a::detail {
 
 #ifdef A2A_SMPI
-thread_local EngineThread engine_thread;
+constinit thread_local EngineThread engine_thread;
 #else
-thread_local EngineThread engine_thread __attribute__((tls_model("initial-exec")));
+constinit thread_local EngineThread engine_thread __attribute__((tls_model("initial-exec")));
 #endif
 
-// Free frames by size class (multiples of kGrain up to kClasses * kGrain),
-// at most kKept each: a thread's frames are few and of few sizes.
-constexpr size_t kGrain = 128, kClasses = 64, kKept = 16;
-
-struct FramePool {
-  void* free[kClasses][kKept] = {};
-  int count[kClasses] = {};
-  ~FramePool() {
-    for (size_t c = 0; c < kClasses; ++c)
-      for (int i = 0; i < count[c]; ++i) ::operator delete(free[c][i]);
-  }
-};
+FramePool::~FramePool() {
+  for (void* f : head)
+    while (f) ::operator delete(std::exchange(f, *static_cast<void**>(f)));
+}
 
 namespace {
 
-// The pool's owner: frees it when the thread ends.
+// The pool's owner: frees it when the thread ends (later frees go to the heap).
 struct PoolOwner {
   std::unique_ptr<FramePool> pool;
   ~PoolOwner() { engine_thread.pool = nullptr; }
 };
 
-[[gnu::noinline]] FramePool& make_pool() {
-  static thread_local PoolOwner owner;
-  owner.pool = std::make_unique<FramePool>();
-  return *(engine_thread.pool = owner.pool.get());
-}
-inline FramePool& pool() {
-  FramePool* p = engine_thread.pool;
-  return p ? *p : make_pool();
-}
-size_t size_class(size_t bytes) { return (bytes + kGrain - 1) / kGrain; }
-
 }  // namespace
 
-void* frame_alloc(size_t bytes) {
-  const size_t c = size_class(bytes);
-  if (c < kClasses) {
-    FramePool& p = pool();
-    if (p.count[c] > 0) return p.free[c][--p.count[c]];
-    return ::operator new(c * kGrain);
+// A block of the size's class (so that any frame of the class fits it when
+// reused), the thread's pool made on its first frame.
+void* frame_alloc_slow(size_t bytes) {
+  if (!engine_thread.pool) {
+    static thread_local PoolOwner owner;
+    owner.pool = std::make_unique<FramePool>();
+    engine_thread.pool = owner.pool.get();
   }
-  return ::operator new(bytes);
-}
-
-void frame_free(void* f, size_t bytes) noexcept {
-  const size_t c = size_class(bytes);
-  if (c < kClasses) {
-    FramePool& p = pool();
-    if (p.count[c] < static_cast<int>(kKept)) {
-      p.free[c][p.count[c]++] = f;
-      return;
-    }
-  }
-  ::operator delete(f);
+  const size_t c = frame_class(bytes);
+  return ::operator new(c < FramePool::kClasses ? c * FramePool::kGrain : bytes);
 }
 
 bool progress_step(OpState& op) {

@@ -47,9 +47,9 @@ struct EngineThread {
   FramePool* pool = nullptr;
 };
 #if defined(A2A_SMPI) || defined(__CUDACC__)  // nvcc: the GPU file never reads it
-extern thread_local EngineThread engine_thread;
+extern thread_local constinit EngineThread engine_thread;
 #else
-extern thread_local EngineThread engine_thread __attribute__((tls_model("initial-exec")));
+extern thread_local constinit EngineThread engine_thread __attribute__((tls_model("initial-exec")));
 #endif
 inline OpState*& current_op() { return engine_thread.op; }
 inline bool blocking_now() {
@@ -64,8 +64,37 @@ inline int op_tag() {
 
 // Coroutine frames from a per-thread pool of reused blocks: a call's frames
 // cost no heap allocation once the thread has made calls of that shape.
-void* frame_alloc(size_t bytes);
-void frame_free(void* p, size_t bytes) noexcept;
+// Free blocks by size class (multiples of kGrain), linked through their
+// first word; the pool keeps as many as were ever live at once.  Inline: a
+// blocking call allocates a frame or two, and the call into the library
+// cost as much as the rest.
+struct FramePool {
+  static constexpr size_t kGrain = 64, kClasses = 128;
+  void* head[kClasses] = {};
+  ~FramePool();
+};
+void* frame_alloc_slow(size_t bytes);
+inline size_t frame_class(size_t bytes) { return (bytes + FramePool::kGrain - 1) / FramePool::kGrain; }
+inline void* frame_alloc(size_t bytes) {
+  const size_t c = frame_class(bytes);
+  FramePool* pool = engine_thread.pool;
+  if (__builtin_expect(pool != nullptr && c < FramePool::kClasses && pool->head[c] != nullptr, 1)) {
+    void* f = pool->head[c];
+    pool->head[c] = *static_cast<void**>(f);
+    return f;
+  }
+  return frame_alloc_slow(bytes);
+}
+inline void frame_free(void* f, size_t bytes) noexcept {
+  const size_t c = frame_class(bytes);
+  FramePool* pool = engine_thread.pool;
+  if (__builtin_expect(pool != nullptr && c < FramePool::kClasses, 1)) {
+    *static_cast<void**>(f) = pool->head[c];
+    pool->head[c] = f;
+    return;
+  }
+  ::operator delete(f);
+}
 
 // A lazily started coroutine returning T (an MPI code, or a Result), awaited
 // by its caller (symmetric transfer: nesting grows no stack) or driven.

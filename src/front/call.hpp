@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -77,9 +78,14 @@ struct Prepared {
   CommContext* ctx = nullptr;
   int P = 1, rank = 0;  // ctx's
   // The last call ran the library's own collective on the user's arguments
-  // as decided (execute's hot path; remember_native); cleared where the
-  // choice may change.
+  // as decided (execute's hot path; remember_hot), or an alltoall of a2a's
+  // own algorithm as decided; cleared where the choice may change.
   bool native_decided = false;
+  bool own_decided = false;
+  // The hot call's block view (alltoall of gap-free types: the same every
+  // call on the same buffers), made by its first run_hot_own; reset by
+  // remember_hot.
+  std::optional<UniformCall> hot_view;
   bool decided = false;  // see `chosen`
   std::shared_ptr<ClassState> cls;
   unsigned long long class_generation = 0;
@@ -155,6 +161,7 @@ bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], con
 constexpr int kHotRanks = 8;  // alltoallv's counts copied up to this P
 struct HotCall {
   Prepared* prepared = nullptr;  // null: none
+  bool own = false;              // runs a2a's algorithm (run_hot_own), not the library's
   uint64_t generation = 0;
   CallArgs args;
   MPI_Comm on = MPI_COMM_NULL;  // where the library runs
@@ -344,9 +351,12 @@ inline bool class_event_due(const ClassState* c, unsigned long long bound) {
 }
 
 // The hot call (ThreadState::hot) after a call that execute ran as the
-// library's own collective, decided: p's signature, class and where it ran.
-inline void remember_native(HotCall& h, const CallArgs& a, const Prepared& p) {
+// library's own collective or as a2a's alltoall algorithm, decided: p's
+// signature, class and where it ran.
+inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   h.prepared = nullptr;
+  h.own = p.own_decided;
+  const_cast<Prepared&>(p).hot_view.reset();
   if (p.spec.size() >= sizeof h.spec || (a.v() && p.P > kHotRanks)) return;
   h.generation = p.generation;
   h.args = p.args;
@@ -365,6 +375,9 @@ inline void remember_native(HotCall& h, const CallArgs& a, const Prepared& p) {
   }
   h.prepared = const_cast<Prepared*>(&p);
 }
+// A hot call of a2a's own algorithm (HotCall::own): p's decided algorithm
+// on the call's blocks, without the rest of execute's way to it.
+int run_hot_own(const CallArgs& a, Prepared& p, Stats& st);
 // An alltoallv with the hot call's signature but new counts or buffers:
 // true where they pass prepare's checks for certain (counts not negative,
 // this rank's block as long on both sides, host buffers given, MPI_IN_PLACE

@@ -118,6 +118,10 @@ int call(const CallArgs& a) {
   const bool agree = agree_mode();
   HotCall& hot = ts.hot_of(a.coll);
   if (__builtin_expect(!agree && hot_repeat(hot, a), 1)) {
+    if (hot.own) {
+      ts.lazy = nullptr;
+      return explained(run_hot_own(a, *hot.prepared, ts.stats));
+    }
     ts.lazy = hot.prepared;
     return explained(library_call(a, hot.on));
   }
@@ -128,16 +132,16 @@ int call(const CallArgs& a) {
   if (p && !agree) {
     const int rc = execute(a, *p, nullptr, ts.stats, ts.error);
     ts.call_began = 0;
-    if (rc == MPI_SUCCESS && p->native_decided) remember_native(hot, a, *p);
+    if (rc == MPI_SUCCESS && (p->native_decided || p->own_decided)) remember_hot(hot, a, *p);
     return explained(rc);
   }
   const int rc = run_found(ts, a, p, agree, ts.stats, ts.error);
   ts.call_began = 0;
   // A call prepared now (kept first) is the hot call too: the next call
   // may differ in its counts or buffers alone (hot_new_blocks).
-  if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && ts.slot[0]->native_decided &&
+  if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && (ts.slot[0]->native_decided || ts.slot[0]->own_decided) &&
       matches(*ts.slot[0], a, generation()))
-    remember_native(hot, a, *ts.slot[0]);
+    remember_hot(hot, a, *ts.slot[0]);
   return explained(rc);
 }
 

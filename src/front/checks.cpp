@@ -242,7 +242,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   const bool host_buffers = same && p.where.host && p.args.sendbuf == a.sendbuf && p.args.recvbuf == a.recvbuf;
   const long long old_bs = p.bs;
   p.reusable = false;
-  p.native_decided = false;
+  p.native_decided = p.own_decided = false;
   p.args = a;
   static std::atomic<uint64_t> serials{0};
   p.serial = ++serials;

@@ -295,6 +295,9 @@ int run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st) {
     p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;
     return rc;
   }
+  // alltoallv's hot calls may bring new counts (hot_new_blocks), which p's
+  // block view would not follow
+  p.own_decided = !a.v();
   return run_blocks(a, p, p.chosen, hi, st);
 }
 
@@ -320,7 +323,7 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     return e ? e : rc;
   }
   if (bind && p.class_generation != c.generation) {
-    p.native_decided = false;
+    p.native_decided = p.own_decided = false;
     p.chosen = c.decision.resolved;
     p.stats.decided_by = c.decision.source;
     name_algorithm(p.stats, p.chosen.canonical);
@@ -341,6 +344,22 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
 }
 
 }  // namespace
+
+int run_hot_own(const CallArgs& a, Prepared& p, Stats& st) {
+  begin_stats(st, p);
+  if (p.hot_view) {  // straight to the algorithm (a fallback goes the full way)
+    p.ctx->scratch.begin_call();
+    const Result r = drive_blocking(p.chosen.info->uniform(*p.hot_view, p.chosen.params), p.ctx->next_op_tag());
+    if (!r.fell_back()) return r.code();
+    p.hot_view.reset();
+    begin_stats(st, p);
+  } else if (p.send_direct && p.recv_direct && p.bs > 0) {
+    BlockView view;
+    if (const int rc = view_blocks(a, p, p.ctx->scratch, st, view)) return rc;
+    p.hot_view.emplace(uniform_view(p, view, st, nullptr));
+  }
+  return run_blocks(a, p, p.chosen, -1, st);
+}
 
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   ++p.ctx->calls;  // hot calls (capi.cpp) not counted: by then one was

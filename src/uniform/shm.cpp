@@ -313,23 +313,33 @@ Direct direct_of(const Params& prm, const ShmState& s) {
 // larger than the receive block is a truncation, reported after the call's
 // last exchange (peers still wait for this rank's pieces).  Its steps
 // around its waits: run() awaits between them (one coroutine frame a call,
-// not one per exchange).
+// not one per exchange); made once a call, begin() starts each exchange.
 template <class Call>
 struct Exchange {
   static constexpr bool varying = std::is_same_v<Call, VarCall>;
   const Call& c;
   ShmState& s;
-  ShmPiece k;
-  size_t largest;
   const Direct& dir;
   Requests& messages;
+  size_t largest;
   int P = c.P(), me = c.rank();
-  bool first = k.off == 0;
-  Word e = s.exchange + 1;
   char* mine = s.part[static_cast<size_t>(me)];
+  // the exchange under way
+  ShmPiece k{};
+  bool first = false;
+  Word e = 0;
   int err = MPI_SUCCESS;
-  bool messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
+  bool messages_too = false;
   bool sends_direct = false;
+
+  void begin(ShmPiece piece) {
+    k = piece;
+    first = k.off == 0;
+    e = s.exchange + 1;
+    err = MPI_SUCCESS;
+    messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
+    sends_direct = false;
+  }
 
   void note(int rc) {
     if (rc != MPI_SUCCESS && (err == MPI_SUCCESS || err == MPI_ERR_TRUNCATE)) err = rc;
@@ -458,17 +468,20 @@ Task<Result> run(const Call& c, const Params& prm) {
   if (!dir.cma && dir.from != Params::kShmDirectOff)
     if (const int rc = c.ctx.open_private()) co_return rc;  // direct blocks as messages (every rank alike)
   // Whole halves from the first call: no later call pays a re-made segment.
-  const size_t half = schedule::shm_half_limit(config().scratch_limit);
   if (s->win == MPI_WIN_NULL)
-    if (const int rc = make_segment(*s, P, half)) co_return rc;
-  // This operation's turn on the segment (set-up above ran in start order).
-  const unsigned long long turn = s->next_turn++;
+    if (const int rc = make_segment(*s, P, schedule::shm_half_limit(config().scratch_limit))) co_return rc;
+  // A nonblocking operation's turn on its segment (set-up above ran in
+  // start order); a blocking call's segment is never a nonblocking one's.
+  const unsigned long long turn = blocking ? 0 : s->next_turn++;
   struct Served {
     ShmState* s;
-    ~Served() { ++s->serving; }
-  } served{s};
-  if (s->serving != turn) co_await until([s, turn] { return s->serving == turn; },
-                                         [s, turn] { while (s->serving != turn) progress_pending(); });
+    ~Served() {
+      if (s) ++s->serving;
+    }
+  } served{blocking ? nullptr : s};
+  if (!blocking && s->serving != turn)
+    co_await until([s, turn] { return s->serving == turn; },
+                   [s, turn] { while (s->serving != turn) progress_pending(); });
   // Alltoall knows every block's size; alltoallv starts with pieces of the
   // half's share and learns the largest block through the segment from the
   // first exchange.
@@ -486,8 +499,9 @@ Task<Result> run(const Call& c, const Params& prm) {
   int err = MPI_SUCCESS;
   size_t exchanges = 0, M = 0;
   Requests messages(0);  // the direct blocks' (the first exchange's), where they are messages
+  Exchange<Call> x{c, *s, dir, messages, largest};
   for (bool more = true; more;) {
-    Exchange<Call> x{c, *s, k, largest, dir, messages};
+    x.begin(k);
     x.copy_in();
     co_await until([&x] { return x.peers_ready(); }, [&x] { x.spin_ready(); });
     x.copy_out();
