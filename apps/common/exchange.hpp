@@ -36,6 +36,45 @@ class Exchange {
     note(v_, "MPI_Alltoallv", t0, ran_alltoallv);
     return code;
   }
+  // Nonblocking (a2a-fft --overlap): started here, advanced by test(),
+  // completed by wait(); the time inside those calls counts (what the
+  // computation in between did not hide).
+  struct Request {
+    MPI_Request mpi = MPI_REQUEST_NULL;
+    A2A_Request a2a = A2A_REQUEST_NULL;
+  };
+  int ialltoall(const void* s, int sc, MPI_Datatype st, void* r, int rc, MPI_Datatype rt, MPI_Comm comm,
+                Request& req) {
+    const double t0 = MPI_Wtime();
+    const int code = a_ == "native" ? MPI_Ialltoall(s, sc, st, r, rc, rt, comm, &req.mpi)
+                                    : A2A_Ialltoall(s, sc, st, r, rc, rt, comm, a_.c_str(), &req.a2a);
+    seconds += MPI_Wtime() - t0;
+    return code;
+  }
+  int ialltoallv(const void* s, const int sc[], const int sd[], MPI_Datatype st, void* r, const int rc[],
+                 const int rd[], MPI_Datatype rt, MPI_Comm comm, Request& req) {
+    const double t0 = MPI_Wtime();
+    const int code = v_ == "native" ? MPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, &req.mpi)
+                                    : A2A_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, comm, v_.c_str(), &req.a2a);
+    seconds += MPI_Wtime() - t0;
+    return code;
+  }
+  int test(Request& req) {
+    const double t0 = MPI_Wtime();
+    int flag = 0;
+    const int code = req.mpi != MPI_REQUEST_NULL ? MPI_Test(&req.mpi, &flag, MPI_STATUS_IGNORE)
+                                                 : A2A_Test(&req.a2a, &flag, MPI_STATUS_IGNORE);
+    seconds += MPI_Wtime() - t0;
+    return code;
+  }
+  // Completes req, naming what ran for the collective (`v`: alltoallv).
+  int wait(Request& req, bool v) {
+    const double t0 = MPI_Wtime();
+    const bool library = req.mpi != MPI_REQUEST_NULL || (v ? v_ : a_) == "native";
+    const int code = library ? MPI_Wait(&req.mpi, MPI_STATUS_IGNORE) : A2A_Wait(&req.a2a, MPI_STATUS_IGNORE);
+    note(v ? v_ : a_, v ? "MPI_Ialltoallv" : "MPI_Ialltoall", t0, v ? ran_alltoallv : ran_alltoall);
+    return code;
+  }
   double seconds = 0;  // inside the collectives, this rank
   // What ran, per collective, as "A2A_Alltoall: tra:radix=3" (last call).
   std::string ran_alltoall, ran_alltoallv;

@@ -16,6 +16,10 @@
 //       ceil(0.78125 P) ranks, the others nothing;
 //   n2: N0 = 4(P-1)+1, N1 = P, N2 = 8: 32 complex (64 doubles) per block,
 //       16 doubles from rank P-1.
+// --overlap K pipelines each transpose in K slabs of x-planes: slab k's
+// nonblocking all-to-all (A2A_Ialltoall(v), native MPI_Ialltoall(v)) is in
+// flight while slab k+1's 2-D FFTs run (forward), or while slab k-1's
+// inverse 2-D FFTs run (backward), with A2A_Test between planes.
 // It verifies itself: forward then backward returns the input within 1e-10,
 // and a single Fourier mode comes out as N0 N1 N2 at its wave numbers and
 // zero elsewhere.  It reports compute time (FFTs and packing) and
@@ -60,8 +64,8 @@ cplx input_at(long long x, long long y, long long z) {
 
 class Fft3d {
  public:
-  Fft3d(int n0, int n1, int n2, MPI_Comm comm, apps::Exchange& ex, bool always_v)
-      : N0(n0), N1(n1), N2(n2), comm_(comm), ex_(ex), xs_(n0, size(comm)), ys_(n1, size(comm)) {
+  Fft3d(int n0, int n1, int n2, MPI_Comm comm, apps::Exchange& ex, bool always_v, int overlap)
+      : N0(n0), N1(n1), N2(n2), comm_(comm), ex_(ex), xs_(n0, size(comm)), ys_(n1, size(comm)), K_(overlap) {
     MPI_Comm_rank(comm, &rank_);
     P_ = size(comm);
     nx_ = xs_.count[rank_];
@@ -91,6 +95,14 @@ class Fft3d {
     if (nx_ > 0) {
       plane_f_ = fftw_plan_many_dft(2, yz, nx_, s, nullptr, 1, N1 * N2, s, nullptr, 1, N1 * N2, FFTW_FORWARD, FFTW_ESTIMATE);
       plane_b_ = fftw_plan_many_dft(2, yz, nx_, s, nullptr, 1, N1 * N2, s, nullptr, 1, N1 * N2, FFTW_BACKWARD, FFTW_ESTIMATE);
+      // one x-plane at any offset (--overlap's slabs): SIMD-aligned like
+      // the first where every plane is
+      const unsigned flags = fftw_alignment_of(reinterpret_cast<double*>(s)) ==
+                                     fftw_alignment_of(reinterpret_cast<double*>(s + static_cast<size_t>(N1) * N2))
+                                 ? FFTW_ESTIMATE
+                                 : FFTW_ESTIMATE | FFTW_UNALIGNED;
+      one_f_ = fftw_plan_dft(2, yz, s, s, FFTW_FORWARD, flags);
+      one_b_ = fftw_plan_dft(2, yz, s, s, FFTW_BACKWARD, flags);
     }
     if (ny_ > 0) {  // along x for one y: N2 transforms of stride N2
       const int x[1] = {N0};
@@ -99,7 +111,7 @@ class Fft3d {
     }
   }
   ~Fft3d() {
-    for (auto plan : {plane_f_, plane_b_, line_f_, line_b_})
+    for (auto plan : {plane_f_, plane_b_, line_f_, line_b_, one_f_, one_b_})
       if (plan) fftw_destroy_plan(plan);
   }
   Fft3d(const Fft3d&) = delete;
@@ -114,6 +126,7 @@ class Fft3d {
   int ny() const { return ny_; }
 
   int forward() {
+    if (K_ > 0) return forward_overlapped();
     if (plane_f_) fftw_execute(plane_f_);
     // Pack: for d, x local, y in d's range, z.
     for (int d = 0; d < P_; ++d)
@@ -133,6 +146,7 @@ class Fft3d {
   }
 
   int backward() {
+    if (K_ > 0) return backward_overlapped();
     for (int y = 0; y < ny_; ++y)
       fftw_execute_dft(line_b_, reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]),
                        reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]));
@@ -153,6 +167,132 @@ class Fft3d {
   }
 
  private:
+  // --overlap K: the transposes in K slabs of x-planes, each a nonblocking
+  // all-to-all in flight while the next slab's FFTs run (forward) or the
+  // last slab's inverse FFTs run (backward).  Slab k of a rank with n
+  // x-planes: planes [n k / K, n (k + 1) / K), so every rank knows every
+  // peer's slab from xs_.
+  static int slab_begin(int n, int K, int k) { return static_cast<int>(static_cast<long long>(n) * k / K); }
+  // Slab k's per-peer counts and displacements (complex numbers) of the
+  // forward transpose (this rank's planes to d; d's planes from s), placed
+  // after the earlier slabs' in sbuf_ and rbuf_.
+  struct Slab {
+    std::vector<int> sc, sd, rc, rd;
+  };
+  std::vector<Slab> slabs() const {
+    std::vector<Slab> out(K_);
+    int so = 0, ro = 0;
+    for (int k = 0; k < K_; ++k) {
+      Slab& sl = out[k];
+      sl.sc.resize(P_);
+      sl.sd.resize(P_);
+      sl.rc.resize(P_);
+      sl.rd.resize(P_);
+      const int mine = slab_begin(nx_, K_, k + 1) - slab_begin(nx_, K_, k);
+      for (int d = 0; d < P_; ++d) {
+        const int theirs = slab_begin(xs_.count[d], K_, k + 1) - slab_begin(xs_.count[d], K_, k);
+        sl.sc[d] = mine * ys_.count[d] * N2;
+        sl.rc[d] = theirs * ny_ * N2;
+        sl.sd[d] = so;
+        sl.rd[d] = ro;
+        so += sl.sc[d];
+        ro += sl.rc[d];
+      }
+    }
+    return out;
+  }
+  // A slab's nonblocking transpose (send sc/sd from `send`, receive rc/rd
+  // into `recv`); uniform where every peer's count is the same.
+  int start(const cplx* send, const std::vector<int>& sc, const std::vector<int>& sd, cplx* recv,
+            const std::vector<int>& rc, const std::vector<int>& rd, apps::Exchange::Request& req) {
+    const bool same = std::all_of(sc.begin(), sc.end(), [&](int c) { return c == sc[0]; }) &&
+                      std::all_of(rc.begin(), rc.end(), [&](int c) { return c == rc[0]; }) && sc[0] == rc[0];
+    if (uniform_ && same)
+      return ex_.ialltoall(send + sd[0], sc[0], MPI_C_DOUBLE_COMPLEX, recv + rd[0], rc[0], MPI_C_DOUBLE_COMPLEX,
+                           comm_, req);
+    std::vector<int> sdl(P_), rdl(P_);  // displacements from the slab's first block
+    for (int d = 0; d < P_; ++d) {
+      sdl[d] = sd[d] - sd[0];
+      rdl[d] = rd[d] - rd[0];
+    }
+    return ex_.ialltoallv(send + sd[0], sc.data(), sdl.data(), MPI_C_DOUBLE_COMPLEX, recv + rd[0], rc.data(),
+                          rdl.data(), MPI_C_DOUBLE_COMPLEX, comm_, req);
+  }
+  bool slab_uniform(const Slab& sl) const {
+    return uniform_ && std::all_of(sl.sc.begin(), sl.sc.end(), [&](int c) { return c == sl.sc[0]; }) &&
+           std::all_of(sl.rc.begin(), sl.rc.end(), [&](int c) { return c == sl.rc[0]; }) && sl.sc[0] == sl.rc[0];
+  }
+
+  int forward_overlapped() {
+    const std::vector<Slab> sl = slabs();
+    std::vector<apps::Exchange::Request> req(K_);
+    for (int k = 0; k < K_; ++k) {
+      const int a = slab_begin(nx_, K_, k), b = slab_begin(nx_, K_, k + 1);
+      for (int x = a; x < b; ++x) {
+        auto* plane = reinterpret_cast<fftw_complex*>(&slab_[static_cast<size_t>(x) * N1 * N2]);
+        fftw_execute_dft(one_f_, plane, plane);
+        if (k > 0) ex_.test(req[k - 1]);  // weak progress: the slab in flight advances between planes
+      }
+      for (int d = 0; d < P_; ++d)  // to d: [x of slab k][y of d][z]
+        for (int x = a; x < b; ++x)
+          std::memcpy(&sbuf_[sl[k].sd[d] + static_cast<size_t>(x - a) * ys_.count[d] * N2],
+                      &slab_[(static_cast<size_t>(x) * N1 + ys_.start[d]) * N2], sizeof(cplx) * ys_.count[d] * N2);
+      if (const int rc = start(sbuf_.data(), sl[k].sc, sl[k].sd, rbuf_.data(), sl[k].rc, sl[k].rd, req[k])) return rc;
+    }
+    for (int k = 0; k < K_; ++k)
+      if (const int rc = ex_.wait(req[k], !slab_uniform(sl[k]))) return rc;
+    for (int k = 0; k < K_; ++k)
+      for (int s = 0; s < P_; ++s) {  // from s: [x of s's slab k][y local][z]
+        const int a = slab_begin(xs_.count[s], K_, k), b = slab_begin(xs_.count[s], K_, k + 1);
+        for (int x = a; x < b; ++x)
+          for (int y = 0; y < ny_; ++y)
+            std::memcpy(&pencil_[(static_cast<size_t>(y) * N0 + xs_.start[s] + x) * N2],
+                        &rbuf_[sl[k].rd[s] + (static_cast<size_t>(x - a) * ny_ + y) * N2], sizeof(cplx) * N2);
+      }
+    for (int y = 0; y < ny_; ++y)
+      fftw_execute_dft(line_f_, reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]),
+                       reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]));
+    return MPI_SUCCESS;
+  }
+
+  // The backward transpose is the forward one's roles swapped: this rank
+  // sends each d its slab-k planes' rows (d's x-planes, rc/rd of the
+  // forward slab read as sends) and receives its own slab k (sc/sd).
+  int backward_overlapped() {
+    for (int y = 0; y < ny_; ++y)
+      fftw_execute_dft(line_b_, reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]),
+                       reinterpret_cast<fftw_complex*>(&pencil_[static_cast<size_t>(y) * N0 * N2]));
+    const std::vector<Slab> sl = slabs();
+    std::vector<apps::Exchange::Request> req(K_);
+    for (int k = 0; k < K_; ++k) {
+      for (int d = 0; d < P_; ++d) {  // to d: [x of d's slab k][y local][z], in rbuf_'s forward layout
+        const int a = slab_begin(xs_.count[d], K_, k), b = slab_begin(xs_.count[d], K_, k + 1);
+        for (int x = a; x < b; ++x)
+          for (int y = 0; y < ny_; ++y)
+            std::memcpy(&rbuf_[sl[k].rd[d] + (static_cast<size_t>(x - a) * ny_ + y) * N2],
+                        &pencil_[(static_cast<size_t>(y) * N0 + xs_.start[d] + x) * N2], sizeof(cplx) * N2);
+      }
+      if (const int rc = start(rbuf_.data(), sl[k].rc, sl[k].rd, sbuf_.data(), sl[k].sc, sl[k].sd, req[k])) return rc;
+    }
+    const double scale = 1.0 / (static_cast<double>(N0) * N1 * N2);
+    for (int k = 0; k < K_; ++k) {
+      if (const int rc = ex_.wait(req[k], !slab_uniform(sl[k]))) return rc;
+      const int a = slab_begin(nx_, K_, k), b = slab_begin(nx_, K_, k + 1);
+      for (int s = 0; s < P_; ++s)
+        for (int x = a; x < b; ++x)
+          std::memcpy(&slab_[(static_cast<size_t>(x) * N1 + ys_.start[s]) * N2],
+                      &sbuf_[sl[k].sd[s] + static_cast<size_t>(x - a) * ys_.count[s] * N2],
+                      sizeof(cplx) * ys_.count[s] * N2);
+      for (int x = a; x < b; ++x) {  // the next slabs in flight meanwhile
+        auto* plane = reinterpret_cast<fftw_complex*>(&slab_[static_cast<size_t>(x) * N1 * N2]);
+        fftw_execute_dft(one_b_, plane, plane);
+        for (size_t i = 0; i < static_cast<size_t>(N1) * N2; ++i) slab_[static_cast<size_t>(x) * N1 * N2 + i] *= scale;
+        for (int j = k + 1; j < K_; ++j) ex_.test(req[j]);
+      }
+    }
+    return MPI_SUCCESS;
+  }
+
   static int size(MPI_Comm c) {
     int p = 1;
     MPI_Comm_size(c, &p);
@@ -172,9 +312,11 @@ class Fft3d {
   Blocks xs_, ys_;
   int rank_ = 0, P_ = 1, nx_ = 0, ny_ = 0;
   bool uniform_ = true;
+  int K_ = 0;  // --overlap: slabs per transpose (0: blocking transposes)
   std::vector<cplx> slab_, pencil_, sbuf_, rbuf_;
   std::vector<int> fc_, fd_, bc_, bd_;
-  fftw_plan plane_f_ = nullptr, plane_b_ = nullptr, line_f_ = nullptr, line_b_ = nullptr;
+  fftw_plan plane_f_ = nullptr, plane_b_ = nullptr, line_f_ = nullptr, line_b_ = nullptr, one_f_ = nullptr,
+            one_b_ = nullptr;
 };
 
 struct Options {
@@ -182,6 +324,7 @@ struct Options {
   int iterations = 3;
   std::string alltoall = "auto", alltoallv = "auto";
   bool always_v = false;  // --transpose alltoallv
+  int overlap = 0;        // --overlap K
 };
 
 double max_over_ranks(double v) {
@@ -192,7 +335,7 @@ double max_over_ranks(double v) {
 // One run: the checks, then `iterations` timed forward/backward pairs.
 apps::RunResult run(const Options& o, const std::string& a_spec, const std::string& v_spec, bool print) {
   apps::Exchange ex(a_spec, v_spec);
-  Fft3d fft(o.n[0], o.n[1], o.n[2], MPI_COMM_WORLD, ex, o.always_v);
+  Fft3d fft(o.n[0], o.n[1], o.n[2], MPI_COMM_WORLD, ex, o.always_v, o.overlap);
   apps::RunResult r;
   const long long N = static_cast<long long>(o.n[0]) * o.n[1] * o.n[2];
   // 1. A single mode (kx, ky, kz): N at its wave numbers, 0 elsewhere.
@@ -243,14 +386,16 @@ apps::RunResult run(const Options& o, const std::string& a_spec, const std::stri
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   if (print && rank == 0) {
-    std::printf("a2a-fft: %dx%dx%d on %d ranks, %s transposes via %s '%s', ran %s\n", o.n[0], o.n[1], o.n[2], P,
-                fft.uniform() ? "uniform" : "non-uniform",
+    std::printf("a2a-fft: %dx%dx%d on %d ranks, %s transposes via %s%s '%s', ran %s", o.n[0], o.n[1], o.n[2], P,
+                fft.uniform() ? "uniform" : "non-uniform", o.overlap ? "nonblocking " : "",
                 fft.uniform() ? "A2A_Alltoall" : "A2A_Alltoallv", fft.uniform() ? a_spec.c_str() : v_spec.c_str(),
                 r.ran.c_str());
+    if (o.overlap) std::printf(", overlapped in %d slabs", o.overlap);
+    std::printf("\n");
     std::printf("check: round trip max error %.3e, single-mode spectrum max error %.3e (relative to N): %s\n",
                 roundtrip_err, spectrum_err, r.ok ? "ok" : "FAILED");
-    std::printf("time: %d forward+backward pairs, total %.6f s, all-to-all %.6f s, compute %.6f s\n", o.iterations,
-                r.total, r.exchange, compute);
+    std::printf("time: %d forward+backward pairs, total %.6f s, all-to-all %.6f s%s, compute %.6f s\n",
+                o.iterations, r.total, r.exchange, o.overlap ? " (in its calls: start, test, wait)" : "", compute);
     if (failed) std::fprintf(stderr, "a2a-fft: a transpose failed: %s\n", a2a::last_error_message().c_str());
   }
   return r;
@@ -275,6 +420,10 @@ int main(int argc, char** argv) {
                  "auto (A2A_Alltoall when P divides N0 and N1, else A2A_Alltoallv) or alltoallv (always)")
       ->check(CLI::IsMember({"auto", "alltoallv"}));
   app.add_option("-i,--iterations", o.iterations, "forward+backward pairs timed per run")->check(CLI::PositiveNumber);
+  app.add_option("--overlap", o.overlap,
+                 "K: each transpose in K slabs of x-planes, nonblocking (A2A_Ialltoall(v); native: MPI_Ialltoall(v)), "
+                 "the next slab's FFTs while one is in flight (0: blocking transposes)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--compare", compare, "specs to run in turn (repeatable; native is added): a table of medians");
   app.add_option("--repeat", repeat, "runs per spec with --compare")->check(CLI::PositiveNumber);
   CLI11_PARSE(app, argc, argv);
