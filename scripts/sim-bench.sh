@@ -12,7 +12,8 @@
 # alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
 # P=1024), hier (hierarchical TuNA and auto, P=1024), auto (auto alone,
 # P=1024, alltoall and alltoallv: it replaces the earlier auto rows of the
-# tables), p4096.  Simulated
+# tables), p4096, plans (a persistent alltoallv's start against the plain
+# call, P=1024), nb (nonblocking against blocking, P=1024).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -147,11 +148,25 @@ p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
   A2A_SIM_SHARED=1 run p4096-16 theta-64x64 bruck -m 16:16 -i 1 -x 0 -a tra:radix=2 -a tra:radix=64
 }
 
+plans() {  # (issue 28) a persistent alltoallv's start against the plain call, the metadata exchanged at init
+  A2A_SIM_SHARED=1 run p1024-v-plan-16 theta-16x64 mpich --collective alltoallv --workload uniform -m 16:16 -i 1 \
+    -x 1 --without-native -a tuna -a plan/tuna
+}
+
+nb() {  # (issue 28) the nonblocking call and its wait at once against the blocking call
+  for s in 16 1024; do
+    A2A_SIM_SHARED=1 run p1024-nb-$s theta-16x64 mpich -m $s:$s -i 1 -x 1 --without-native -a tra -a i/tra -a tra2 \
+      -a i/tra2
+    A2A_SIM_SHARED=1 run p1024-v-nb-$s theta-16x64 mpich --collective alltoallv --workload uniform -m $s:$s -i 1 \
+      -x 1 --without-native -a tuna -a i/tuna
+  done
+}
+
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb)" >&2; exit 2 ;;
   esac
 done

@@ -86,6 +86,9 @@ struct Prepared {
   // call on the same buffers), made by its first run_hot_own; reset by
   // remember_hot.
   std::optional<UniformCall> hot_view;
+  // A plan's recorded metadata (PlanLog; record_plan_meta), replayed by
+  // every start of the plan's alltoallv; null for plain calls.
+  std::unique_ptr<PlanLog> plan_log;
   bool decided = false;  // see `chosen`
   std::shared_ptr<ClassState> cls;
   unsigned long long class_generation = 0;
@@ -375,6 +378,11 @@ inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   }
   h.prepared = const_cast<Prepared*>(&p);
 }
+// A plan's init: the decided alltoallv algorithm run once without data,
+// its exchanged metadata recorded into p.plan_log for the starts to replay
+// (where the registry says it can: plan_meta; not auto's classes, whose
+// algorithm may change, nor intra=shm).  Collective.
+int record_plan_meta(Prepared& p, const Global& g);
 // A hot call of a2a's own algorithm (HotCall::own): p's decided algorithm
 // on the call's blocks, without the rest of execute's way to it.
 int run_hot_own(const CallArgs& a, Prepared& p, Stats& st);

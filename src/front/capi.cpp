@@ -194,6 +194,7 @@ int plan_init(const CallArgs& a, A2A_Plan* plan) {
     // first call on a communicator would otherwise run native, execute.cpp).
     if (!pr.cls && (pr.chosen.info->uniform || pr.chosen.info->varying) && pr.chosen.info->private_comm)
       if (const int rc = ctx->open_private()) return rc;
+    if (const int rc = record_plan_meta(pr, g)) return rc;
   }
   ts.stats = pr.stats;
   int threads = MPI_THREAD_SINGLE;

@@ -99,6 +99,14 @@ int native_bytes(const CallArgs& a, Prepared& p, const char* send, char* recv, S
   return PMPI_Alltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P, MPI_BYTE, on);
 }
 
+// A fallback exchanges its own metadata: the plan's log is the algorithm's.
+const UniformCall& without_plan(const UniformCall& c) { return c; }
+VarCall without_plan(const VarCall& c) {
+  VarCall v = c;
+  v.plan = nullptr;
+  return v;
+}
+
 UniformFn entry(const Resolved& r, const UniformCall*) { return r.info->uniform; }
 VarFn entry(const Resolved& r, const VarCall*) { return r.info->varying; }
 
@@ -114,7 +122,7 @@ int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& s
   if (fb.info->private_comm)
     if (const int rc = p.ctx->open_private()) return rc;
   restart_stats(p, st, fb.canonical);
-  const Result again = drive_blocking(entry(fb, &call)(call, fb.params), tag);
+  const Result again = drive_blocking(entry(fb, &call)(without_plan(call), fb.params), tag);
   return again.fell_back() ? MPI_ERR_INTERN : again.code();  // fallbacks run every call
 }
 
@@ -183,8 +191,10 @@ UniformCall uniform_view(const Prepared& p, const BlockView& view, Stats& st, Op
                      static_cast<size_t>(p.bs), *p.ctx, st, os};
 }
 VarCall var_view(const Prepared& p, const BlockView& view, Stats& st, long long global_max, OpScratch* os) {
+  PlanLog* log = p.plan_log.get();
+  if (log) log->cursor = 0;  // each start replays from the first value
   return VarCall{view.send, p.soff.data(), p.sbytes.data(), view.recv, p.roff.data(), p.rbytes.data(),
-                 *p.ctx, st, global_max, os};
+                 *p.ctx, st, global_max, os, log};
 }
 
 // Both collectives, one pipeline: native, or the block view, a2a's
@@ -344,6 +354,23 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
 }
 
 }  // namespace
+
+int record_plan_meta(Prepared& p, const Global& g) {
+  const Resolved& res = p.chosen;
+  if (!p.args.v() || p.cls || !res.info->plan_meta || res.params.intra_shm) return MPI_SUCCESS;
+  auto log = std::make_unique<PlanLog>();
+  log->mode = PlanLog::Mode::recording;
+  Stats dropped = p.stats;
+  VarCall call = var_view(p, BlockView{}, dropped, g.hi, nullptr);
+  call.plan = log.get();
+  call.meta_only = true;
+  const Result r = drive_blocking(res.info->varying(call, res.params), p.ctx->next_op_tag());
+  if (r.fell_back()) return MPI_SUCCESS;  // its fallback exchanges its own at every start
+  if (r.code() != MPI_SUCCESS) return r.code();
+  log->mode = PlanLog::Mode::replaying;
+  p.plan_log = std::move(log);
+  return MPI_SUCCESS;
+}
 
 int run_hot_own(const CallArgs& a, Prepared& p, Stats& st) {
   begin_stats(st, p);
@@ -505,7 +532,8 @@ Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Sta
   if (fb.info->private_comm)
     if (const int rc = p.ctx->open_private()) co_return rc;
   restart_stats(p, st, fb.canonical);
-  const Result again = co_await entry(fb, &call)(call, fb.params);
+  const auto fb_call = without_plan(call);
+  const Result again = co_await entry(fb, &call)(fb_call, fb.params);
   co_return again.fell_back() ? MPI_ERR_INTERN : again.code();
 }
 

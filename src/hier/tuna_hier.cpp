@@ -58,9 +58,13 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
       sizes_out[static_cast<size_t>(qd) * N + m] = c.sbytes[topo.ranks[m][qd]];
       gbytes[qd] += c.sbytes[topo.ranks[m][qd]];
     }
-  int rc = co_await alltoall_ll(sizes_out.data(), sizes_in.data(), N, node_ctx->comm);
-  if (rc != MPI_SUCCESS) co_return rc;
-  c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * N * (Q - 1);
+  int rc = MPI_SUCCESS;
+  if (!c.plan || !c.plan->take(sizes_in.data(), NQ)) {  // a plan's start replays what its init recorded
+    rc = co_await alltoall_ll(sizes_out.data(), sizes_in.data(), N, node_ctx->comm);
+    if (rc != MPI_SUCCESS) co_return rc;
+    c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * N * (Q - 1);
+    if (c.plan) c.plan->record(sizes_in.data(), NQ);
+  }
   for (int qs = 0; qs < Q; ++qs)
     for (int m = 0; m < N; ++m) rbytes[qs] += sizes_in[static_cast<size_t>(qs) * N + m];
   std::exclusive_scan(gbytes.begin(), gbytes.end(), goff.begin(), MPI_Aint{0});
@@ -68,8 +72,8 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   Scratch::Frame frame(c.work());
   Scratch::Region groups_region, arrived_region, in_region, out_region;
   if (!frame.take({&groups_region, &arrived_region, &in_region, &out_region})) co_return MPI_ERR_INTERN;
-  char* groups = c.work().get(groups_region, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
-  for (int qd = 0; qd < Q; ++qd) {
+  char* groups = c.meta_only ? nullptr : c.work().get(groups_region, static_cast<size_t>(goff[Q - 1] + gbytes[Q - 1]), c.stats);
+  for (int qd = 0; qd < Q && !c.meta_only; ++qd) {
     char* data = groups + goff[qd];
     for (int m = 0; m < N; ++m) {
       const int dst = topo.ranks[m][qd];
@@ -77,20 +81,20 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
       data += c.sbytes[dst];
     }
   }
-  char* arrived = c.work().get(arrived_region, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
+  char* arrived = c.meta_only ? nullptr : c.work().get(arrived_region, static_cast<size_t>(roff[Q - 1] + rbytes[Q - 1]), c.stats);
 
   const long long blocks_before = c.stats.blocks_sent;
   {
     const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
-                              *node_ctx, c.stats, -1, c.scratch};
+                              *node_ctx, c.stats, -1, c.scratch, c.plan, c.meta_only};
     Params tuna_prm = prm;  // shm's knobs as the call resolved them
     tuna_prm.radix = r;
     Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm) : Result::fallback();
     if (ran.fell_back()) ran = co_await tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
     rc = ran.nested_code();
   }
-  if (rc != MPI_SUCCESS) co_return rc;
+  if (rc != MPI_SUCCESS || c.meta_only) co_return rc;  // the inter-node phase exchanges no sizes
   c.stats.blocks_sent = blocks_before + (c.stats.blocks_sent - blocks_before) * N;  // groups hold N blocks
   int err = MPI_SUCCESS;
 

@@ -22,7 +22,7 @@ long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long 
 Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
                   const std::function<long long(int)>& index) {
   const int P = c.P(), p = c.rank();
-  c.copy_self();
+  if (!c.meta_only) c.copy_self();
   long long M = 0;
   if (const int rc = co_await c.max_block(M)) co_return rc;
   if (M == 0 || steps.empty()) co_return MPI_SUCCESS;  // every block is empty, on every rank
@@ -31,7 +31,7 @@ Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& ste
   Scratch::Frame frame(scratch);
   Scratch::Region store, meta_region, out_region, in_region;
   if (!frame.take({&store, &meta_region, &out_region, &in_region})) co_return MPI_ERR_INTERN;
-  char* T = scratch.get(store, static_cast<size_t>(capacity) * m, c.stats);
+  char* T = c.meta_only ? nullptr : scratch.get(store, static_cast<size_t>(capacity) * m, c.stats);
   auto* sizes = reinterpret_cast<long long*>(
       scratch.get(meta_region, 2 * W * sizeof(long long), c.stats, Scratch::Holds::sizes));
   long long* sizes_out = sizes;
@@ -49,10 +49,18 @@ Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& ste
       const int i = s.slots[j];
       sizes_out[j] = held[i] >= 0 ? held[i] : c.sbytes[mod(static_cast<long long>(p) - i, P)];
     }
-    Requests meta(2);
-    meta.recv(sizes_in, n * sizeof(long long), src, c.comm());
-    meta.send_meta(sizes_out, n * sizeof(long long), dst, c.comm(), c.stats);
-    if (const int rc = co_await wait(meta)) co_return rc;
+    if (!c.plan || !c.plan->take(sizes_in, n)) {  // a plan's start replays what its init recorded
+      Requests meta(2);
+      meta.recv(sizes_in, n * sizeof(long long), src, c.comm());
+      meta.send_meta(sizes_out, n * sizeof(long long), dst, c.comm(), c.stats);
+      if (const int rc = co_await wait(meta)) co_return rc;
+      if (c.plan) c.plan->record(sizes_in, n);
+    }
+    if (c.meta_only) {  // the sizes only: what each slot holds after the round
+      for (size_t j = 0; j < n; ++j)
+        if (hops[k][j] != 1) held[s.slots[j]] = sizes_in[j];
+      continue;
+    }
 
     size_t sent = 0, arriving = 0;
     for (size_t j = 0; j < n; ++j) {

@@ -67,6 +67,9 @@ struct AlgorithmInfo {
   unsigned needs = kNeedsNothing;
   CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
   bool private_comm = true;  // sends on a2a's duplicate of the communicator (made on first use)
+  // Its metadata (block sizes, largest block) can be exchanged once by a
+  // plan's init and replayed by its starts (VarCall::plan, meta_only).
+  bool plan_meta = false;
 };
 
 const std::vector<AlgorithmInfo>& algorithms();

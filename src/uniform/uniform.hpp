@@ -7,9 +7,11 @@
 // Both offer send_block/send_bytes/recv_block/recv_bytes, so algorithms that
 // need nothing else (the linear family) are written once for both.
 #pragma once
+#include <algorithm>
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <vector>
 
 #include "core/context.hpp"
 #include "core/transport.hpp"
@@ -92,6 +94,28 @@ struct UniformCall {
   }
 };
 
+// A plan's metadata (issue 28): its init runs the algorithm once with
+// meta_only (no data moves) and records every value it exchanges, in
+// order (the largest block, each round's block sizes, a node's sizes);
+// its starts, whose counts are the plan's, take them back in the same
+// order instead of exchanging them.
+struct PlanLog {
+  enum class Mode { off, recording, replaying } mode = Mode::off;
+  std::vector<long long> values;
+  size_t cursor = 0;
+  // The next n values where replaying (false: exchange them, then record()).
+  bool take(long long* out, size_t n) {
+    if (mode != Mode::replaying || cursor + n > values.size()) return false;
+    std::copy(values.begin() + static_cast<std::ptrdiff_t>(cursor),
+              values.begin() + static_cast<std::ptrdiff_t>(cursor + n), out);
+    cursor += n;
+    return true;
+  }
+  void record(const long long* v, size_t n) {
+    if (mode == Mode::recording) values.insert(values.end(), v, v + n);
+  }
+};
+
 struct VarCall {
   const char* send;
   const MPI_Aint* soff;
@@ -103,6 +127,8 @@ struct VarCall {
   Stats& stats;
   long long global_max;  // largest block in bytes over all ranks, -1 until known
   OpScratch* scratch = nullptr;  // a nonblocking operation's own; null: ctx's (blocking calls)
+  PlanLog* plan = nullptr;       // a plan's recorded metadata (PlanLog)
+  bool meta_only = false;        // the plan init's run: metadata exchanged and recorded, no data
 
   int P() const { return ctx.size; }
   int rank() const { return ctx.rank; }

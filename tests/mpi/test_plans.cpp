@@ -102,6 +102,64 @@ TEST(Plans, AlltoallvStarts) {
   }
 }
 
+// The non-uniform algorithms that exchange block sizes before their data
+// (TuNA, two-phase Bruck, TuNA-hier) exchange them once, at init: every
+// start moves data only (its metadata count is the largest block's 8 bytes,
+// known since init), where a plain call of the same spec exchanges sizes
+// every round; data right on every start (the last nonblocking),
+// changing between starts.
+TEST(Plans, AlltoallvMetadataOnceAtInit) {
+  int rank;
+  const int P = size_and_rank(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  int so = 0, ro = 0;
+  for (int i = P - 1; i >= 0; --i) {  // reversed blocks with gaps, some empty
+    sc[i] = (3 * rank + i) % 5;
+    sd[i] = ++so;
+    so += sc[i];
+    rc[i] = (3 * i + rank) % 5;
+    rd[i] = ++ro;
+    ro += rc[i];
+  }
+  std::vector<int> s(so + 1), r(ro + 1);
+  for (const char* spec : {"tuna:radix=2", "tuna:radix=3", "two-phase-bruck", "tuna-hier",
+                           "tuna-hier:variant=staggered"}) {
+    ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                            MPI_COMM_WORLD, spec),
+              MPI_SUCCESS);
+    A2A_Stats plain;
+    A2A_Last_stats(&plain);
+    A2A_Plan plan = nullptr;
+    ASSERT_EQ(A2A_Alltoallv_init(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                                 MPI_COMM_WORLD, spec, &plan),
+              MPI_SUCCESS)
+        << spec;
+    for (int it = 0; it < 3; ++it) {
+      for (int d = 0; d < P; ++d)
+        for (int j = 0; j < sc[d]; ++j) s[sd[d] + j] = value(rank, d, j, it);
+      std::fill(r.begin(), r.end(), -1);
+      if (it < 2) {
+        ASSERT_EQ(A2A_Start(plan), MPI_SUCCESS) << spec;
+      } else {  // the nonblocking start replays too
+        A2A_Request req = A2A_REQUEST_NULL;
+        ASSERT_EQ(A2A_Istart(plan, &req), MPI_SUCCESS) << spec;
+        ASSERT_EQ(A2A_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS) << spec;
+      }
+      long long wrong = 0;
+      for (int src = 0; src < P; ++src)
+        for (int j = 0; j < rc[src]; ++j) wrong += r[rd[src] + j] != value(src, rank, j, it);
+      EXPECT_EQ(wrong, 0) << spec << " start " << it;
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      EXPECT_STREQ(st.algorithm, plain.algorithm) << spec;
+      EXPECT_LE(st.meta_bytes_sent, 8) << spec << " start " << it;
+      if (P > 1) EXPECT_GT(plain.meta_bytes_sent, 8) << spec;
+      EXPECT_EQ(st.bytes_sent, plain.bytes_sent) << spec;
+    }
+    A2A_Plan_free(&plan);
+  }
+}
+
 // A started native plan leaves its stats to be written when asked, as a hot
 // call does: they must be the plan's own (not the last plain alltoallv's,
 // whose counts differ), also when asked after the plan is freed.
