@@ -42,7 +42,7 @@ run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   local name=$1 platform=$2 sel=$3
   shift 3
   local np
-  np=$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")
+  np=${A2A_SIM_NP:-$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")}  # or the first A2A_SIM_NP slots
   if [ -z "${A2A_SIM_RERUN:-}" ] && [ -s "results/sim/$name.csv" ] && [ -s "results/sim/$name.time" ]; then
     echo "== $name: done before (A2A_SIM_RERUN=1 runs it again)"
     return
@@ -59,7 +59,7 @@ run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   # precision (1e-4) hit the same abort just above it, and a finer one
   # (1e-8) segfaults at start-up from P = 1024.
   if /usr/bin/time -f "%e %M" -o "$out.time" \
-      smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no \
+      smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no ${A2A_SIM_CFG:-} \
       --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:"$sel" --cfg=smpi/alltoallv:"$sel" \
       --log=root.thres:critical -np "$np" build-smpi/a2a bench --error-check local \
       --csv "$out.csv" "$@" >"$out.txt" 2>&1; then
@@ -149,17 +149,23 @@ p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
 }
 
 plans() {  # (issue 28) a persistent alltoallv's start against the plain call, the metadata exchanged at init
+  A2A_SIM_SHARED=1 run p256-v-plan-16 theta-4x64 mpich --collective alltoallv --workload uniform -m 16:16 -i 1 \
+    -x 1 --without-native -a tuna -a plan/tuna
   A2A_SIM_SHARED=1 run p1024-v-plan-16 theta-16x64 mpich --collective alltoallv --workload uniform -m 16:16 -i 1 \
     -x 1 --without-native -a tuna -a plan/tuna
 }
 
-nb() {  # (issue 28) the nonblocking call and its wait at once against the blocking call
-  for s in 16 1024; do
-    A2A_SIM_SHARED=1 run p1024-nb-$s theta-16x64 mpich -m $s:$s -i 1 -x 1 --without-native -a tra -a i/tra -a tra2 \
-      -a i/tra2
-    A2A_SIM_SHARED=1 run p1024-v-nb-$s theta-16x64 mpich --collective alltoallv --workload uniform -m $s:$s -i 1 \
-      -x 1 --without-native -a tuna -a i/tuna
-  done
+nb() {  # (issue 28) the nonblocking call and its wait at once against the blocking call, P = 128 (two
+        # nodes), every byte checked.  A wait polls (A2A_Test's step): SMPI charges each MPI_Test
+        # smpi/test (0.1 ms by default), which would be the whole of a nonblocking row's time; 10 ns
+        # here (0 stops the clock: polling never yields).  Not at P >= 256 yet: with shared buffers
+        # (A2A_SIM_SHARED=1) the nonblocking rows crash (munmap_chunk: invalid pointer, i/tra2 at
+        # 1 KiB, P = 128), and without them P = 256 ran past 200 s (docs/simulation.md).
+  local cfg=--cfg=smpi/test:1e-8
+  A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-nb theta-4x64 mpich -m 16:1024 -i 1 -x 1 -c --without-native \
+    -a tra -a i/tra -a tra2 -a i/tra2
+  A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-v-nb theta-4x64 mpich --collective alltoallv --workload uniform \
+    -m 16:1024 -i 1 -x 1 -c --without-native -a tuna -a i/tuna -a tuna-hier -a i/tuna-hier
 }
 
 phases=("$@")

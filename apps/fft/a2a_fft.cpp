@@ -176,8 +176,10 @@ class Fft3d {
   // Slab k's per-peer counts and displacements (complex numbers) of the
   // forward transpose (this rank's planes to d; d's planes from s), placed
   // after the earlier slabs' in sbuf_ and rbuf_.
+  // sdl, rdl: the displacements from the slab's first block, which the
+  // nonblocking call reads until it completes (kept here).
   struct Slab {
-    std::vector<int> sc, sd, rc, rd;
+    std::vector<int> sc, sd, rc, rd, sdl, rdl;
   };
   std::vector<Slab> slabs() const {
     std::vector<Slab> out(K_);
@@ -198,25 +200,24 @@ class Fft3d {
         so += sl.sc[d];
         ro += sl.rc[d];
       }
+      for (int d = 0; d < P_; ++d) {
+        sl.sdl.push_back(sl.sd[d] - sl.sd[0]);
+        sl.rdl.push_back(sl.rd[d] - sl.rd[0]);
+      }
     }
     return out;
   }
-  // A slab's nonblocking transpose (send sc/sd from `send`, receive rc/rd
-  // into `recv`); uniform where every peer's count is the same.
-  int start(const cplx* send, const std::vector<int>& sc, const std::vector<int>& sd, cplx* recv,
-            const std::vector<int>& rc, const std::vector<int>& rd, apps::Exchange::Request& req) {
+  // A slab's nonblocking transpose (send sc/sdl from `send`, receive rc/rdl
+  // into `recv`, both already at the slab's first block); uniform where
+  // every peer's count is the same.
+  int start(const cplx* send, const std::vector<int>& sc, const std::vector<int>& sdl, cplx* recv,
+            const std::vector<int>& rc, const std::vector<int>& rdl, apps::Exchange::Request& req) {
     const bool same = std::all_of(sc.begin(), sc.end(), [&](int c) { return c == sc[0]; }) &&
                       std::all_of(rc.begin(), rc.end(), [&](int c) { return c == rc[0]; }) && sc[0] == rc[0];
     if (uniform_ && same)
-      return ex_.ialltoall(send + sd[0], sc[0], MPI_C_DOUBLE_COMPLEX, recv + rd[0], rc[0], MPI_C_DOUBLE_COMPLEX,
-                           comm_, req);
-    std::vector<int> sdl(P_), rdl(P_);  // displacements from the slab's first block
-    for (int d = 0; d < P_; ++d) {
-      sdl[d] = sd[d] - sd[0];
-      rdl[d] = rd[d] - rd[0];
-    }
-    return ex_.ialltoallv(send + sd[0], sc.data(), sdl.data(), MPI_C_DOUBLE_COMPLEX, recv + rd[0], rc.data(),
-                          rdl.data(), MPI_C_DOUBLE_COMPLEX, comm_, req);
+      return ex_.ialltoall(send, sc[0], MPI_C_DOUBLE_COMPLEX, recv, rc[0], MPI_C_DOUBLE_COMPLEX, comm_, req);
+    return ex_.ialltoallv(send, sc.data(), sdl.data(), MPI_C_DOUBLE_COMPLEX, recv, rc.data(), rdl.data(),
+                          MPI_C_DOUBLE_COMPLEX, comm_, req);
   }
   bool slab_uniform(const Slab& sl) const {
     return uniform_ && std::all_of(sl.sc.begin(), sl.sc.end(), [&](int c) { return c == sl.sc[0]; }) &&
@@ -237,7 +238,9 @@ class Fft3d {
         for (int x = a; x < b; ++x)
           std::memcpy(&sbuf_[sl[k].sd[d] + static_cast<size_t>(x - a) * ys_.count[d] * N2],
                       &slab_[(static_cast<size_t>(x) * N1 + ys_.start[d]) * N2], sizeof(cplx) * ys_.count[d] * N2);
-      if (const int rc = start(sbuf_.data(), sl[k].sc, sl[k].sd, rbuf_.data(), sl[k].rc, sl[k].rd, req[k])) return rc;
+      if (const int rc = start(sbuf_.data() + sl[k].sd[0], sl[k].sc, sl[k].sdl, rbuf_.data() + sl[k].rd[0], sl[k].rc,
+                               sl[k].rdl, req[k]))
+        return rc;
     }
     for (int k = 0; k < K_; ++k)
       if (const int rc = ex_.wait(req[k], !slab_uniform(sl[k]))) return rc;
@@ -272,7 +275,9 @@ class Fft3d {
             std::memcpy(&rbuf_[sl[k].rd[d] + (static_cast<size_t>(x - a) * ny_ + y) * N2],
                         &pencil_[(static_cast<size_t>(y) * N0 + xs_.start[d] + x) * N2], sizeof(cplx) * N2);
       }
-      if (const int rc = start(rbuf_.data(), sl[k].rc, sl[k].rd, sbuf_.data(), sl[k].sc, sl[k].sd, req[k])) return rc;
+      if (const int rc = start(rbuf_.data() + sl[k].rd[0], sl[k].rc, sl[k].rdl, sbuf_.data() + sl[k].sd[0], sl[k].sc,
+                               sl[k].sdl, req[k]))
+        return rc;
     }
     const double scale = 1.0 / (static_cast<double>(N0) * N1 * N2);
     for (int k = 0; k < K_; ++k) {
