@@ -22,11 +22,11 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <numeric>
-#include <random>
 
 #include "a2a/a2a.h"
 #include "bench_case.hpp"
 #include "core/context.hpp"
+#include "timing.hpp"
 
 namespace {
 
@@ -96,30 +96,6 @@ int compute(double seconds, double interval, const Row& row, Pending& p) {
   return rc;
 }
 
-struct Times {
-  std::vector<double> pure, overall;  // per row, seconds, sums over iterations
-};
-
-// Every row once per iteration, shuffled; `one(row)` returns the seconds of
-// one run or a negative MPI error.
-template <class One>
-int interleaved(size_t rows, int warmup, int iters, unsigned seed, std::vector<double>& sums, One&& one) {
-  sums.assign(rows, 0.0);
-  std::vector<size_t> order(rows);
-  std::iota(order.begin(), order.end(), size_t{0});
-  std::mt19937 shuffler(seed);
-  for (int it = -warmup; it < iters; ++it) {
-    std::shuffle(order.begin(), order.end(), shuffler);
-    for (size_t r : order) {
-      MPI_Barrier(MPI_COMM_WORLD);
-      double dt = 0;
-      if (const int rc = one(r, dt)) return rc;
-      if (it >= 0) sums[r] += dt;
-    }
-  }
-  return MPI_SUCCESS;
-}
-
 }  // namespace
 
 int run_bench_overlap(const OverlapBenchOptions& o) {
@@ -150,34 +126,36 @@ int run_bench_overlap(const OverlapBenchOptions& o) {
   int status = 0;
   for (long long m : o.sizes) {
     Case c = a2a::tools::make_case(o.v, o.workload, m, rank, P);
-    std::vector<double> pure, overall, target(rows.size());
+    std::vector<double> pure(rows.size()), overall(rows.size()), target(rows.size());
     Pending p;
     const auto fail = [&](size_t r, int rc) {
       if (rank == 0) std::fprintf(stderr, "a2a bench --nonblocking: %s failed (MPI error %d)\n", rows[r].name.c_str(), rc);
       return 1;
     };
-    size_t at = 0;
-    int rc = interleaved(rows.size(), o.warmup, o.iters, static_cast<unsigned>(m), pure, [&](size_t r, double& dt) {
-      at = r;
-      const double t0 = MPI_Wtime();
-      int e = start(rows[r], c, p);
-      if (e == MPI_SUCCESS) e = wait(rows[r], p);
-      dt = MPI_Wtime() - t0;
-      return e;
-    });
-    if (rc != MPI_SUCCESS) return fail(at, rc);
+    // Every row once per iteration, shuffled (the bench's time_rows); the
+    // sums over the timed iterations.
+    const auto timed = [&](unsigned seed, std::vector<double>& sums, auto&& one) {
+      std::vector<std::vector<double>> t;
+      size_t failed = 0;
+      const int rc = a2a::tools::time_rows(rows.size(), o.warmup, o.iters, seed, one, t, failed);
+      if (rc != MPI_SUCCESS) return fail(failed, rc);
+      for (size_t r = 0; r < rows.size(); ++r) sums[r] = std::accumulate(t[r].begin(), t[r].end(), 0.0);
+      return 0;
+    };
+    if (timed(static_cast<unsigned>(m), pure, [&](size_t r) {
+          const int e = start(rows[r], c, p);
+          return e != MPI_SUCCESS ? e : wait(rows[r], p);
+        }))
+      return 1;
     for (size_t r = 0; r < rows.size(); ++r) target[r] = pure[r] / o.iters;
     MPI_Allreduce(MPI_IN_PLACE, target.data(), static_cast<int>(target.size()), MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
-    rc = interleaved(rows.size(), o.warmup, o.iters, static_cast<unsigned>(m) + 1, overall, [&](size_t r, double& dt) {
-      at = r;
-      const double t0 = MPI_Wtime();
-      int e = start(rows[r], c, p);
-      if (e == MPI_SUCCESS) e = compute(target[r], interval, rows[r], p);
-      if (e == MPI_SUCCESS) e = wait(rows[r], p);
-      dt = MPI_Wtime() - t0;
-      return e;
-    });
-    if (rc != MPI_SUCCESS) return fail(at, rc);
+    if (timed(static_cast<unsigned>(m) + 1, overall, [&](size_t r) {
+          int e = start(rows[r], c, p);
+          if (e == MPI_SUCCESS) e = compute(target[r], interval, rows[r], p);
+          return e != MPI_SUCCESS ? e : wait(rows[r], p);
+        }))
+      return 1;
+    int rc = MPI_SUCCESS;
     std::vector<long long> wrong(rows.size(), 0);
     for (size_t r = 0; validate && r < rows.size(); ++r) {  // one more overlapped call each, checked
       std::fill(c.rbuf.begin(), c.rbuf.end(), 0);

@@ -208,17 +208,16 @@ class Fft3d {
     return out;
   }
   // A slab's nonblocking transpose (send sc/sdl from `send`, receive rc/rdl
-  // into `recv`, both already at the slab's first block); uniform where
-  // every peer's count is the same.
+  // into `recv`, both already at the slab's first block); an alltoall where
+  // the slab is uniform (slab_uniform).
   int start(const cplx* send, const std::vector<int>& sc, const std::vector<int>& sdl, cplx* recv,
-            const std::vector<int>& rc, const std::vector<int>& rdl, apps::Exchange::Request& req) {
-    const bool same = std::all_of(sc.begin(), sc.end(), [&](int c) { return c == sc[0]; }) &&
-                      std::all_of(rc.begin(), rc.end(), [&](int c) { return c == rc[0]; }) && sc[0] == rc[0];
-    if (uniform_ && same)
+            const std::vector<int>& rc, const std::vector<int>& rdl, bool uniform, apps::Exchange::Request& req) {
+    if (uniform)
       return ex_.ialltoall(send, sc[0], MPI_C_DOUBLE_COMPLEX, recv, rc[0], MPI_C_DOUBLE_COMPLEX, comm_, req);
     return ex_.ialltoallv(send, sc.data(), sdl.data(), MPI_C_DOUBLE_COMPLEX, recv, rc.data(), rdl.data(),
                           MPI_C_DOUBLE_COMPLEX, comm_, req);
   }
+  // Every peer's count the same, both ways (and both directions alike).
   bool slab_uniform(const Slab& sl) const {
     return uniform_ && std::all_of(sl.sc.begin(), sl.sc.end(), [&](int c) { return c == sl.sc[0]; }) &&
            std::all_of(sl.rc.begin(), sl.rc.end(), [&](int c) { return c == sl.rc[0]; }) && sl.sc[0] == sl.rc[0];
@@ -239,7 +238,7 @@ class Fft3d {
           std::memcpy(&sbuf_[sl[k].sd[d] + static_cast<size_t>(x - a) * ys_.count[d] * N2],
                       &slab_[(static_cast<size_t>(x) * N1 + ys_.start[d]) * N2], sizeof(cplx) * ys_.count[d] * N2);
       if (const int rc = start(sbuf_.data() + sl[k].sd[0], sl[k].sc, sl[k].sdl, rbuf_.data() + sl[k].rd[0], sl[k].rc,
-                               sl[k].rdl, req[k]))
+                               sl[k].rdl, slab_uniform(sl[k]), req[k]))
         return rc;
     }
     for (int k = 0; k < K_; ++k)
@@ -276,7 +275,7 @@ class Fft3d {
                         &pencil_[(static_cast<size_t>(y) * N0 + xs_.start[d] + x) * N2], sizeof(cplx) * N2);
       }
       if (const int rc = start(rbuf_.data() + sl[k].rd[0], sl[k].rc, sl[k].rdl, sbuf_.data() + sl[k].sd[0], sl[k].sc,
-                               sl[k].sdl, req[k]))
+                               sl[k].sdl, slab_uniform(sl[k]), req[k]))
         return rc;
     }
     const double scale = 1.0 / (static_cast<double>(N0) * N1 * N2);
