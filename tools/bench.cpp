@@ -397,6 +397,7 @@ int run_bench(const std::vector<std::string>& raw) {
   nlohmann::json rows = nlohmann::json::array();
   RatioSummary auto_vs_native, best_vs_native, auto_all_calls, auto_paired;
   std::map<std::string, RatioSummary> twin_ratios;
+  std::map<std::string, RatioSummary> nonblocking_ratios;  // i/X over X, where both rows run
   long long wrong_total = 0;
   int status = 0;
   if (rank == 0) {
@@ -510,6 +511,12 @@ int run_bench(const std::vector<std::string>& raw) {
         auto_all_calls.add(a2a::tools::mean(t[a]) / a2a::tools::mean(t[native_row]), m);
         auto_paired.add(paired(a), m);
       }
+      if (algs[a].rfind("i/", 0) == 0) {  // the nonblocking call and its wait over the blocking call
+        const size_t blocking = static_cast<size_t>(std::find(algs.begin(), algs.end(), algs[a].substr(2)) - algs.begin());
+        double base = blocking < algs.size() ? a2a::tools::median(t[blocking]) : -1.0;
+        if (algs[a] == "i/native") base = native;
+        if (base > 0) nonblocking_ratios[algs[a]].add(med / base, m);
+      }
       if (is_twin(algs[a]))
         for (const auto& spec : twins.find(algs[a])->a2a) {
           const auto mine = std::find(algs.begin(), algs.end(), spec) - algs.begin();
@@ -539,6 +546,9 @@ int run_bench(const std::vector<std::string>& raw) {
         std::printf("# twin: %-16s / %-34s geometric mean %.3f, worst %.3f (at %lld B)\n", spec.c_str(),
                     tw.label.c_str(), r.gm(), r.worst, r.worst_at);
       }
+    for (const auto& [row, r] : nonblocking_ratios)
+      std::printf("# nonblocking: %s / %s geometric mean %.3f, worst %.3f (at %lld B)\n", row.c_str(),
+                  row == "i/native" ? "native" : row.substr(2).c_str(), r.gm(), r.worst, r.worst_at);
     if (auto_vs_native.n)
       std::printf("# summary: auto/native geometric mean %.3f, worst %.3f (at %lld B)\n", auto_vs_native.gm(),
                   auto_vs_native.worst, auto_vs_native.worst_at);

@@ -44,13 +44,9 @@ void* frame_alloc_slow(size_t bytes) {
   return ::operator new(c < FramePool::kClasses ? c * FramePool::kGrain : bytes);
 }
 
-bool progress_step(OpState& op) {
-  if (!op.resume) return false;
-  if (op.requests) {
-    if (!op.requests->test_all()) return false;
-  } else if (op.poll && !op.poll(op.poll_arg)) {
-    return false;
-  }
+namespace {
+// Resumes op, whose wait is over (until it suspends again or ends).
+void resume(OpState& op) {
   const std::coroutine_handle<> h = std::exchange(op.resume, {});
   op.requests = nullptr;
   op.poll = nullptr;
@@ -59,6 +55,17 @@ bool progress_step(OpState& op) {
   cur = &op;
   h.resume();
   cur = outer;
+}
+}  // namespace
+
+bool progress_step(OpState& op) {
+  if (!op.resume) return false;
+  if (op.requests) {
+    if (!op.requests->test_all()) return false;
+  } else if (op.poll && !op.poll(op.poll_arg)) {
+    return false;
+  }
+  resume(op);
   return true;
 }
 
@@ -88,8 +95,24 @@ void pending_remove(OpState* op) {
   pending_count.store(static_cast<int>(ops.size()), std::memory_order_relaxed);
 }
 
+bool wait_alone(OpState& op) {
+  static const bool single_thread = [] {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level < MPI_THREAD_MULTIPLE;
+  }();
+  if (!single_thread || engine_thread.stepping || !op.resume || !op.requests) return false;
+  std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
+  if (!guard || pending().ops.size() != 1 || pending().ops[0] != &op) return false;
+  engine_thread.stepping = true;
+  op.requests->wait_all();
+  resume(op);
+  engine_thread.stepping = false;
+  return true;
+}
+
 void progress_pending_slow() {
-  static thread_local bool inside = false;  // a step never steps the others again
+  bool& inside = engine_thread.stepping;
   if (inside) return;
   std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
   if (!guard) return;  // another thread steps them now

@@ -20,7 +20,7 @@
 
 namespace a2a::detail {
 
-class Requests;
+class RequestSet;
 
 // What the running operation is and what it waits for (one per operation;
 // the thread's current one while its coroutine runs).
@@ -30,7 +30,7 @@ struct OpState {
   // Where a nonblocking operation is suspended: the coroutine to resume and
   // what it waits for (requests to test, or a condition to poll).
   std::coroutine_handle<> resume{};
-  Requests* requests = nullptr;
+  RequestSet* requests = nullptr;
   bool (*poll)(void*) = nullptr;
   void* poll_arg = nullptr;
 };
@@ -45,6 +45,7 @@ struct FramePool;
 struct EngineThread {
   OpState* op = nullptr;
   FramePool* pool = nullptr;
+  bool stepping = false;  // in progress_pending_slow: a step never steps the others again
 };
 #if defined(A2A_SMPI) || defined(__CUDACC__)  // nvcc: the GPU file never reads it
 extern thread_local constinit EngineThread engine_thread;
@@ -206,6 +207,14 @@ void pending_add(OpState* op);
 void pending_remove(OpState* op);
 void progress_pending_slow();
 extern std::atomic<int> pending_count;
+// A wait on op, the process's only pending operation: its round's requests
+// waited out in MPI_Waitall (as the blocking call waits), op resumed; false
+// (nothing done) where op waits for anything else, others are pending, or
+// threads may start operations meanwhile (MPI_THREAD_MULTIPLE: one
+// blocked here would hold up theirs, which a peer may wait on).  No
+// operation depends on this one's progress: every other one it started
+// has completed here.
+bool wait_alone(OpState& op);
 inline void progress_pending() {
   if (__builtin_expect(pending_count.load(std::memory_order_relaxed) != 0, 0)) progress_pending_slow();
 }

@@ -15,13 +15,13 @@ size_t max_message_bytes() {
   return limit;
 }
 
-MPI_Request* Requests::spill() {
+MPI_Request* RequestSet::spill() {
   if (more_.empty()) more_.assign(inline_, inline_ + n_);
   more_.emplace_back();
   return &more_.back();
 }
 
-void Requests::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
+void RequestSet::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     note(MPI_Irecv(p, static_cast<int>(piece), MPI_BYTE, src, op_tag(), comm, next()));
@@ -30,7 +30,7 @@ void Requests::recv_pieces(char* p, size_t bytes, int src, MPI_Comm comm) {
   }
 }
 
-void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats) {
+void RequestSet::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, Stats* stats) {
   while (bytes > 0) {
     const size_t piece = std::min(bytes, max_message_bytes());
     note(MPI_Isend(p, static_cast<int>(piece), MPI_BYTE, dst, op_tag(), comm, next()));
@@ -40,30 +40,30 @@ void Requests::post_sends(const char* p, size_t bytes, int dst, MPI_Comm comm, S
   }
 }
 
-void Requests::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
+void RequestSet::send_meta(const void* buf, size_t bytes, int dst, MPI_Comm comm, Stats& stats) {
   stats.meta_bytes_sent += static_cast<long long>(bytes);
   post_sends(static_cast<const char*>(buf), bytes, dst, comm, nullptr);
 }
 
-void Requests::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {
+void RequestSet::recv_typed(void* buf, MPI_Datatype type, int src, MPI_Comm comm) {
   note(MPI_Irecv(buf, 1, type, src, op_tag(), comm, next()));
 }
 
-void Requests::send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm,
+void RequestSet::send_typed(const void* buf, MPI_Datatype type, size_t payload, int dst, MPI_Comm comm,
                           Stats& stats) {
   note(MPI_Isend(buf, 1, type, dst, op_tag(), comm, next()));
   stats.count_message(dst, payload);
   stats.bytes_sent += static_cast<long long>(payload);
 }
 
-void Requests::finish() {
+void RequestSet::finish() {
   more_.clear();
   n_ = 0;
   result_ = err_;
   err_ = MPI_SUCCESS;
 }
 
-int Requests::wait_all() {
+int RequestSet::wait_all() {
   const bool spilled = !more_.empty();
   const size_t n = spilled ? more_.size() : n_;
   if (n) note(MPI_Waitall(static_cast<int>(n), spilled ? more_.data() : inline_, MPI_STATUSES_IGNORE));
@@ -71,7 +71,7 @@ int Requests::wait_all() {
   return result_;
 }
 
-bool Requests::test_all() {
+bool RequestSet::test_all() {
   const bool spilled = !more_.empty();
   const size_t n = spilled ? more_.size() : n_;
   int done = 1;

@@ -119,6 +119,9 @@ std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts) {
 }
 
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p) {
+  if (const Prepared* gone = ts.slot[kPreparedSlots - 1].get())  // a completed operation's may push one out
+    for (HotCall* h : {&ts.hot, &ts.hot_v})
+      if (h->prepared == gone) h->prepared = nullptr;
   std::rotate(ts.slot, ts.slot + kPreparedSlots - 1, ts.slot + kPreparedSlots);  // the least recent goes
   std::rotate(ts.key, ts.key + kPreparedSlots - 1, ts.key + kPreparedSlots);
   ts.key[0] = p->key;

@@ -207,11 +207,11 @@ struct ThreadState {
   std::unique_ptr<Prepared> slot[kPreparedSlots];
   Stats stats;
   // While the trial of the thread's last trial call runs, calls off the
-  // hot path note their start (call, capi.cpp): a candidate of a2a's is
-  // timed with what its calls pay beyond its run (their lookup and, where
-  // counts change, preparation), as the library's own is by its run alone
-  // (its calls go the hot way).  Not in the agree mode, where every call
-  // pays its agreement.
+  // hot path note their start (call, capi.cpp): a candidate is timed with
+  // what its calls pay beyond its run (their lookup and, where counts
+  // change, an algorithm of a2a's its preparation; the library's alltoallv
+  // goes the hot way with new counts).  Not in the agree mode, where every
+  // call pays its agreement.
   bool time_next_call = false;
   double call_began = 0;  // MPI_Wtime at the running call's start, or 0
   // One hot call per collective: programs that exchange counts by alltoall
@@ -449,6 +449,11 @@ int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg);
 // execute as an operation on the engine: the same choice, the algorithm
 // run on the operation's own scratch; device buffers complete inside.
 Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg);
+// A start of a2a's own alltoall on p, decided for it by name, its types
+// gap-free (the nonblocking hot call: one frame around the algorithm's,
+// no choice made again), and that operation.
+bool own_start(const Prepared& p);
+Task<int> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os);
 
 }  // namespace a2a::detail
 

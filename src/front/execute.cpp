@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <optional>
 
 #include "core/config.hpp"
 #include "front/call.hpp"
@@ -324,9 +325,14 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     name_algorithm(st, d.resolved.canonical);
     st.decided_by = kByTrial;
     ThreadState& ts = thread_state();
-    // As its decided calls will cost: native's go the hot way (its run),
-    // a2a's the full way (from the call's start, where call() noted it).
-    const double t0 = library_own(d.resolved, a.v()) || ts.call_began <= 0 ? MPI_Wtime() : ts.call_began;
+    // From the call's start (where call() noted it), as its decided calls
+    // will cost: both pay their way in (native's hot call less than this
+    // call's lookup, a2a's alltoallv all of it), and native's alltoallv
+    // skips preparing new counts (hot_new_blocks), which a2a's cannot.
+    // Timed by its run alone, native at P = 2 looked 0.1 us faster than its
+    // decided calls ran and kept small calls from `shm`, 0.8 of it.
+    const bool native = library_own(d.resolved, a.v());
+    const double t0 = ts.call_began <= 0 ? MPI_Wtime() : ts.call_began + (native && a.v() ? p.prepare_seconds : 0);
     const int rc = run_blocks(a, p, d.resolved, hi, st);
     const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
     ts.time_next_call = c.trial;  // calls in between (another collective's) leave it armed
@@ -522,11 +528,9 @@ Task<int> native_bytes_op(const CallArgs& a, Prepared& p, const char* send, char
   co_return co_await wait(r);
 }
 
-// An a2a algorithm on the view, the registry's fallback where it cannot run.
+// The registry's fallback of res, where res could not run the call.
 template <class Call>
-Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  const Result r = co_await entry(res, &call)(call, res.params);
-  if (!r.fell_back()) co_return r.code();
+Task<int> fallback_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
   Resolved storage;
   const Resolved& fb = fallback_of(res, p, storage);
   if (fb.info->private_comm)
@@ -537,16 +541,65 @@ Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Sta
   co_return again.fell_back() ? MPI_ERR_INTERN : again.code();
 }
 
-// run_blocks as an operation: its packing regions and its algorithm's
-// scratch the operation's own.
-Task<int> blocks_op(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st,
-                    OpScratch& os) {
+// An a2a algorithm on the view, the registry's fallback where it cannot run.
+template <class Call>
+Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
+  const Result r = co_await entry(res, &call)(call, res.params);
+  if (!r.fell_back()) co_return r.code();
+  co_return co_await fallback_op(call, res, p, st);
+}
+
+}  // namespace
+
+// run_blocks as an operation, after execute's choice: its packing regions
+// and its algorithm's scratch the operation's own.  One frame around the
+// algorithm's (with the fallback's): each costs a start about 50
+// instructions.
+Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
+  ++p.ctx->calls;
+  if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
+  // The algorithm: p's own (p is the operation's while it runs), or, for
+  // auto's first call on a communicator (native, as a blocking one) or a
+  // class, a copy (a class's decision may change meanwhile).  A class in
+  // its trial runs the candidate of its turn, untimed (the trial advances
+  // on blocking calls).
+  const Resolved* res = &p.chosen;
+  std::optional<Resolved> copied;
+  Global sizes;
+  if (!p.decided || p.cls) {
+    const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+    if (!first_call)
+      if (const int rc = decide(p, g, false, msg)) co_return rc;
+    std::shared_ptr<ClassState> per_call;
+    ClassState* c = p.cls.get();
+    if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
+      if (!g) {
+        std::string ignored;
+        if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
+        g = &sizes;
+      }
+      const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+      if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
+      c = per_call.get();
+    }
+    begin_stats(st, p);
+    if (first_call || c) {
+      res = &copied.emplace(first_call ? native_of(a.coll)
+                            : c->trial ? trial_candidate(*c).resolved
+                                       : c->decision.resolved);
+      name_algorithm(st, res->canonical);
+      st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
+    }
+  } else {
+    begin_stats(st, p);
+  }
+  const long long global_max = g ? g->hi : -1;
   CommContext& ctx = *p.ctx;
   const bool v = a.v();
   if (!v && p.bs == 0) co_return MPI_SUCCESS;
-  const bool native = library_own(res, v);
+  const bool native = library_own(*res, v);
   if (native && (a.stype == a.rtype || !native_bytes_fits(p))) co_return co_await native_op(a, p, st);
-  if (!native && res.info->private_comm)
+  if (!native && res->info->private_comm)
     if (const int rc = ctx.open_private()) co_return rc;
   os.begin_call();
   BlockView view;
@@ -556,48 +609,31 @@ Task<int> blocks_op(const CallArgs& a, Prepared& p, const Resolved& res, long lo
     rc = co_await native_bytes_op(a, p, view.send, view.recv, st);
   } else if (v) {
     const VarCall call = var_view(p, view, st, global_max, &os);
-    rc = co_await entry_op(call, res, p, st);
+    rc = co_await entry_op(call, *res, p, st);
   } else {
     const UniformCall call = uniform_view(p, view, st, &os);
-    rc = co_await entry_op(call, res, p, st);
+    rc = co_await entry_op(call, *res, p, st);
   }
   co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
 }
 
-}  // namespace
+bool own_start(const Prepared& p) {
+  return p.decided && !p.cls && !p.args.v() && p.send_direct && p.recv_direct && p.bs > 0 && !p.where.device &&
+         p.chosen.info->uniform;
+}
 
-Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
-  ++p.ctx->calls;
-  if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
-  // auto's first call on a communicator runs native, as a blocking one does.
-  const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
-  if (!first_call)
-    if (const int rc = decide(p, g, false, msg)) co_return rc;
+Task<int> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os) {
   begin_stats(st, p);
-  Global sizes;
-  std::shared_ptr<ClassState> per_call;
-  ClassState* c = p.cls.get();
-  if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
-    if (!g) {
-      std::string ignored;
-      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
-      g = &sizes;
-    }
-    const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
-    if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
-    c = per_call.get();
-  }
-  // The algorithm, copied: a class's decision may change while this runs.
-  // A class in its trial runs the candidate of its turn, untimed (the trial
-  // advances on blocking calls).
-  const Resolved res = first_call ? native_of(a.coll)
-                       : c        ? (c->trial ? trial_candidate(*c).resolved : c->decision.resolved)
-                                  : p.chosen;
-  if (first_call || c) {
-    name_algorithm(st, res.canonical);
-    st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
-  }
-  co_return co_await blocks_op(a, p, res, g ? g->hi : -1, st, os);
+  CommContext& ctx = *p.ctx;
+  if (p.chosen.info->private_comm)
+    if (const int rc = ctx.open_private()) co_return rc;
+  os.begin_call();
+  BlockView view;
+  if (const int rc = view_blocks(a, p, os.of(ctx), st, view)) co_return rc;
+  const UniformCall call = uniform_view(p, view, st, &os);
+  const Result r = co_await p.chosen.info->uniform(call, p.chosen.params);
+  if (!r.fell_back()) co_return r.code();
+  co_return co_await fallback_op(call, p.chosen, p, st);
 }
 
 }  // namespace a2a::detail

@@ -36,10 +36,15 @@ struct Operation {
 // each made, as a communicator's own scratch is) and nothing is allocated
 // per start.
 constexpr size_t kSpareOps = 8;
-std::vector<std::unique_ptr<Operation>>& spare_ops() {
-  static thread_local std::vector<std::unique_ptr<Operation>> spare;
-  return spare;
-}
+// initial-exec (as ThreadState's pointer): the default model's
+// __tls_get_addr cost a start and a completion a call each.
+using SpareOps = std::vector<std::unique_ptr<Operation>>;
+#ifdef A2A_SMPI
+thread_local SpareOps spare;
+#else
+thread_local SpareOps spare __attribute__((tls_model("initial-exec")));
+#endif
+SpareOps& spare_ops() { return spare; }
 std::unique_ptr<Operation> new_operation() {
   auto& spare = spare_ops();
   if (spare.empty()) return std::make_unique<Operation>();
@@ -73,13 +78,30 @@ std::unique_ptr<Prepared> take_from_cache(ThreadState& ts, Prepared* p) {
   return nullptr;
 }
 
+// A completed operation's prepared call back in the thread's cache: into
+// the first slot, where its start left it empty and no call has been kept
+// or found since (each moves the empty slot down), without a lookup; else
+// kept where no call of its signature was kept meanwhile.
+// `a`: the operation's arguments (p's own may point to arrays since freed:
+// alltoallv's counts match by content).
+void give_back(ThreadState& ts, std::unique_ptr<Prepared> p, const CallArgs& a) {
+  if (!ts.slot[0]) {
+    ts.key[0] = p->key;
+    ts.slot[0] = std::move(p);
+  } else if (!find_prepared(ts, a)) {
+    keep_prepared(ts, std::move(p));
+  }
+}
+
 // Runs op's coroutine until its first wait (every rank starts operations
 // in one order per communicator, so what runs here, any collective set-up
 // included, is ordered as blocking calls are); pending where not done.
 void launch(Operation& op) {
   op.state.blocking = false;
   op.state.tag = op.prepared->ctx->next_op_tag();
-  op.task = execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
+  op.task = own_start(*op.prepared)
+                ? own_op(op.args, *op.prepared, op.stats, op.scratch)
+                : execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
   OpState*& cur = current_op();
   OpState* outer = cur;
   cur = &op.state;
@@ -158,8 +180,8 @@ int complete(A2A_Request* request, MPI_Status* status) {
   ts.stats = op->stats;
   ts.error = op->error;
   if (op->plan) op->plan->active = false;
-  if (op->owned && op->owned->cacheable && op->owned->generation == generation() && !find_prepared(ts, op->args))
-    keep_prepared(ts, std::move(op->owned));
+  if (op->owned && op->owned->cacheable && op->owned->generation == generation())
+    give_back(ts, std::move(op->owned), op->args);
   empty_status(status, rc);
   recycle(std::move(op));
   return explained(rc);
@@ -237,7 +259,7 @@ extern "C" int A2A_Wait(A2A_Request* request, MPI_Status* status) {
   }
   Operation* op = operation(*request);
   do {
-    progress_pending_slow();  // this one is pending
+    if (!wait_alone(op->state)) progress_pending_slow();  // this one is pending
   } while (!op->task.done());
   return complete(request, status);
 }
