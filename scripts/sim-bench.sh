@@ -158,9 +158,8 @@ plans() {  # (issue 28) a persistent alltoallv's start against the plain call, t
 nb() {  # (issue 28) the nonblocking call and its wait at once against the blocking call, P = 128 (two
         # nodes), every byte checked.  A wait polls (A2A_Test's step): SMPI charges each MPI_Test
         # smpi/test (0.1 ms by default), which would be the whole of a nonblocking row's time; 10 ns
-        # here (0 stops the clock: polling never yields).  Not at P >= 256 yet: with shared buffers
-        # (A2A_SIM_SHARED=1) the nonblocking rows crash (munmap_chunk: invalid pointer, i/tra2 at
-        # 1 KiB, P = 128), and without them P = 256 ran past 200 s (docs/simulation.md).
+        # here (0 stops the clock: polling never yields).  Not at P >= 256 yet: without shared
+        # buffers P = 256 ran past 200 s (docs/simulation.md).
   local cfg=--cfg=smpi/test:1e-8
   A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-nb theta-4x64 mpich -m 16:1024 -i 1 -x 1 -c --without-native \
     -a tra -a i/tra -a tra2 -a i/tra2

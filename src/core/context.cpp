@@ -340,6 +340,7 @@ int on_finalize(MPI_Comm, int, void*, void*) {
   mpi_live = false;
   invalidate_prepared();
   shm_forget_kept();
+  release_spare_operations();  // at thread exit SMPI's shared scratch would be gone
   return MPI_SUCCESS;
 }
 }  // namespace

@@ -188,6 +188,9 @@ int complete(A2A_Request* request, MPI_Status* status) {
 }
 
 }  // namespace
+
+void release_spare_operations() { spare_ops().clear(); }
+
 }  // namespace a2a::detail
 
 using a2a::detail::Operation;
