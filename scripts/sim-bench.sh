@@ -165,6 +165,9 @@ nb() {  # (issue 28) the nonblocking call and its wait at once against the block
     -a tra -a i/tra -a tra2 -a i/tra2
   A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-v-nb theta-4x64 mpich --collective alltoallv --workload uniform \
     -m 16:1024 -i 1 -x 1 -c --without-native -a tuna -a i/tuna -a tuna-hier -a i/tuna-hier
+  # Larger, with shared buffers (timing only): TRA at 16 B.  The same at
+  # P = 1024 (theta-16x64) did not finish in 25 minutes.
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p256-nb-16 theta-4x64 mpich -m 16:16 -i 1 -x 1 --without-native -a tra -a i/tra
 }
 
 phases=("$@")
