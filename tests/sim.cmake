@@ -21,44 +21,36 @@ add_test(NAME sim.bench.alltoallv.np64 COMMAND ${smpirun} -np 64 $<TARGET_FILE:a
 set_tests_properties(sim.bench.alltoall.np64 sim.bench.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
   PASS_REGULAR_EXPRESSION "# wrong: 0 OK" FAIL_REGULAR_EXPRESSION "failed|FAILED")
 
-# A2A_SIM_SHARED=1 (every rank's buffers the same pages, for the scale runs)
-# must not change simulated time or break algorithms whose buffers carry
-# block sizes (TuNA's metadata, hierarchical TuNA's in-band sizes): the same
-# alltoallv rows with private and with shared buffers give identical times.
-add_test(NAME sim.shared_buffers.alltoallv.np64 COMMAND bash -c [=[
+# A2A_SIM_SHARED=1 (every rank's buffers the same pages, for the scale
+# runs) must not change simulated time: the same rows with private and
+# with shared buffers give identical times (`rows` of them), and the runs
+# end cleanly.  `what`: the test's words for its pass message.
+function(add_shared_buffers_test name rows what)
+  add_test(NAME ${name} COMMAND bash -c [=[
 set -euo pipefail
-dir=$1; shift
+dir=$1 rows=$2 what=$3; shift 3
 for shared in 0 1; do
   A2A_SIM_SHARED=$shared "$@" --csv "$dir/shared-$shared.csv" > "$dir/shared-$shared.txt" 2>&1 ||
     { cat "$dir/shared-$shared.txt"; exit 1; }
 done
 times() { python3 -c 'import csv, sys; [print(r["bytes"], r["resolved"], r["median_us"]) for r in csv.DictReader(open(sys.argv[1]))]' "$1"; }
-[ "$(times "$dir/shared-0.csv" | wc -l)" -eq 25 ]
+[ "$(times "$dir/shared-0.csv" | wc -l)" -eq "$rows" ]
 diff <(times "$dir/shared-0.csv") <(times "$dir/shared-1.csv")
-echo "shared buffers: same simulated times"]=] sim-shared-test ${sim_dir} ${smpirun} -np 64 $<TARGET_FILE:a2a_cli> bench
+echo "$what, shared buffers: same simulated times"]=] sim-shared-test ${sim_dir}/${name} ${rows} ${what} ${ARGN})
+  file(MAKE_DIRECTORY ${sim_dir}/${name})
+  set_tests_properties(${name} PROPERTIES LABELS sim TIMEOUT 600
+    PASS_REGULAR_EXPRESSION "${what}, shared buffers: same simulated times")
+endfunction()
+# Algorithms whose buffers carry block sizes (TuNA's metadata, hierarchical
+# TuNA's in-band sizes) keep those private.
+add_shared_buffers_test(sim.shared_buffers.alltoallv.np64 25 alltoallv ${smpirun} -np 64 $<TARGET_FILE:a2a_cli> bench
   --collective alltoallv -m 64:1024 -i 1 -x 1 --without-native -a tuna:radix=4 -a two-phase-bruck -a tuna-hier:variant=coalesced
   -a tuna-hier:variant=staggered -a padded-bruck)
-set_tests_properties(sim.shared_buffers.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
-  PASS_REGULAR_EXPRESSION "shared buffers: same simulated times")
-
-# Nonblocking rows with shared buffers: the same simulated times as with
-# private ones, and the run ends cleanly (a thread's spare operations once
-# freed SMPI's shared scratch at exit, after SMPI was gone: free(): invalid
-# pointer).  A wait polls; SMPI charges each MPI_Test smpi/test (10 ns here).
-add_test(NAME sim.shared_buffers.nonblocking.np64 COMMAND bash -c [=[
-set -euo pipefail
-dir=$1; shift
-for shared in 0 1; do
-  A2A_SIM_SHARED=$shared "$@" --csv "$dir/nb-shared-$shared.csv" > "$dir/nb-shared-$shared.txt" 2>&1 ||
-    { cat "$dir/nb-shared-$shared.txt"; exit 1; }
-done
-times() { python3 -c 'import csv, sys; [print(r["bytes"], r["algorithm"], r["median_us"]) for r in csv.DictReader(open(sys.argv[1]))]' "$1"; }
-[ "$(times "$dir/nb-shared-0.csv" | wc -l)" -eq 20 ]
-diff <(times "$dir/nb-shared-0.csv") <(times "$dir/nb-shared-1.csv")
-echo "nonblocking, shared buffers: same simulated times"]=] sim-nb-shared-test ${sim_dir} ${smpirun} --cfg=smpi/test:1e-8
-  -np 64 $<TARGET_FILE:a2a_cli> bench -m 64:1024 -i 1 -x 1 --without-native -a tra -a i/tra -a tra2 -a i/tra2)
-set_tests_properties(sim.shared_buffers.nonblocking.np64 PROPERTIES LABELS sim TIMEOUT 600
-  PASS_REGULAR_EXPRESSION "nonblocking, shared buffers: same simulated times")
+# Nonblocking rows: a thread's spare operations once freed SMPI's shared
+# scratch at exit, after SMPI was gone (free(): invalid pointer).  A wait
+# polls; SMPI charges each MPI_Test smpi/test (10 ns here).
+add_shared_buffers_test(sim.shared_buffers.nonblocking.np64 20 nonblocking ${smpirun} --cfg=smpi/test:1e-8 -np 64
+  $<TARGET_FILE:a2a_cli> bench -m 64:1024 -i 1 -x 1 --without-native -a tra -a i/tra -a tra2 -a i/tra2)
 
 # SMPI makes no shared windows: shm falls back to spread-out and the bench's
 # algorithm column says so ("shm (spread-out)"); intra=shm phases run

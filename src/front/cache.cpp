@@ -112,16 +112,14 @@ Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen) {
 
 std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts) {
   std::unique_ptr<Prepared> p = std::move(ts.slot[kPreparedSlots - 1]);
-  for (HotCall* h : {&ts.hot, &ts.hot_v})  // it may be the one recycled (a nested call's, device.cpp)
-    if (h->prepared == p.get()) h->prepared = nullptr;
+  forget_hot(ts, p.get());  // it may be the one recycled (a nested call's, device.cpp)
   ts.key[kPreparedSlots - 1] = 0;
   return p ? std::move(p) : std::make_unique<Prepared>();
 }
 
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p) {
   if (const Prepared* gone = ts.slot[kPreparedSlots - 1].get())  // a completed operation's may push one out
-    for (HotCall* h : {&ts.hot, &ts.hot_v})
-      if (h->prepared == gone) h->prepared = nullptr;
+    forget_hot(ts, gone);
   std::rotate(ts.slot, ts.slot + kPreparedSlots - 1, ts.slot + kPreparedSlots);  // the least recent goes
   std::rotate(ts.key, ts.key + kPreparedSlots - 1, ts.key + kPreparedSlots);
   ts.key[0] = p->key;

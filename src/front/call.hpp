@@ -309,6 +309,12 @@ inline Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
   return find_in_slots(ts, a, gen);
 }
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
+// No hot call refers to p any more (it leaves the cache: recycled, pushed
+// out, or taken by a nonblocking operation).
+inline void forget_hot(ThreadState& ts, const Prepared* p) {
+  for (HotCall* h : {&ts.hot, &ts.hot_v})
+    if (h->prepared == p) h->prepared = nullptr;
+}
 // The least recent prepared call, out of its slot, to prepare a new
 // signature in (a new object where the slot is empty).
 std::unique_ptr<Prepared> recycle_prepared(ThreadState& ts);

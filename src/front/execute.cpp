@@ -558,6 +558,23 @@ Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Sta
 Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
   ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
+  const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+  if (!first_call)
+    if (const int rc = decide(p, g, false, msg)) co_return rc;
+  Global sizes;
+  std::shared_ptr<ClassState> per_call;
+  ClassState* c = p.cls.get();
+  if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
+    if (!g) {
+      std::string ignored;
+      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
+      g = &sizes;
+    }
+    const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+    if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
+    c = per_call.get();
+  }
+  begin_stats(st, p);
   // The algorithm: p's own (p is the operation's while it runs), or, for
   // auto's first call on a communicator (native, as a blocking one) or a
   // class, a copy (a class's decision may change meanwhile).  A class in
@@ -565,33 +582,12 @@ Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st,
   // on blocking calls).
   const Resolved* res = &p.chosen;
   std::optional<Resolved> copied;
-  Global sizes;
-  if (!p.decided || p.cls) {
-    const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
-    if (!first_call)
-      if (const int rc = decide(p, g, false, msg)) co_return rc;
-    std::shared_ptr<ClassState> per_call;
-    ClassState* c = p.cls.get();
-    if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
-      if (!g) {
-        std::string ignored;
-        if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
-        g = &sizes;
-      }
-      const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
-      if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
-      c = per_call.get();
-    }
-    begin_stats(st, p);
-    if (first_call || c) {
-      res = &copied.emplace(first_call ? native_of(a.coll)
-                            : c->trial ? trial_candidate(*c).resolved
-                                       : c->decision.resolved);
-      name_algorithm(st, res->canonical);
-      st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
-    }
-  } else {
-    begin_stats(st, p);
+  if (first_call || c) {
+    res = &copied.emplace(first_call ? native_of(a.coll)
+                          : c->trial ? trial_candidate(*c).resolved
+                                     : c->decision.resolved);
+    name_algorithm(st, res->canonical);
+    st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
   }
   const long long global_max = g ? g->hi : -1;
   CommContext& ctx = *p.ctx;

@@ -71,8 +71,7 @@ std::unique_ptr<Prepared> take_from_cache(ThreadState& ts, Prepared* p) {
   for (size_t i = 0; i < kPreparedSlots; ++i)
     if (ts.slot[i].get() == p) {
       ts.key[i] = 0;
-      for (HotCall* h : {&ts.hot, &ts.hot_v})
-        if (h->prepared == p) h->prepared = nullptr;
+      forget_hot(ts, p);
       return std::move(ts.slot[i]);
     }
   return nullptr;
