@@ -22,7 +22,7 @@ std::mutex keyval_lock;
 int type_keyval = MPI_KEYVAL_INVALID;
 
 int forget_on_free(MPI_Datatype, int, void*, void*) {
-  invalidate_prepared();
+  forget_derived_datatype();
   return MPI_SUCCESS;
 }
 
@@ -64,11 +64,10 @@ uint64_t counts_hash(const CallArgs& a, int P) {
   return h;
 }
 
-uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the spec, then the fields mixed in
+uint64_t signature_hash(const CallArgs& a) {  // FNV-1a over the spec, then the fields mixed in
   uint64_t h = 1469598103934665603ull;
   for (const char* c = a.spec; *c; ++c) h = (h ^ static_cast<unsigned char>(*c)) * 1099511628211ull;
-  const uint64_t fields[] = {gen,
-                             handle_bits(a.comm),
+  const uint64_t fields[] = {handle_bits(a.comm),
                              reinterpret_cast<uintptr_t>(a.sendbuf),
                              reinterpret_cast<uintptr_t>(a.recvbuf),
                              handle_bits(a.stype),
@@ -81,12 +80,18 @@ uint64_t signature_hash(const CallArgs& a, uint64_t gen) {  // FNV-1a over the s
   for (uint64_t f : fields) h = (h ^ f) * 0x9e3779b97f4a7c15ull;
   return h ^ (h >> 29);
 }
-void invalidate_prepared() { call_globals.generation.fetch_add(1, std::memory_order_acq_rel); }
+void invalidate_prepared() {
+  call_globals.comm_generation.fetch_add(1, std::memory_order_acq_rel);
+  call_globals.generation.fetch_add(1, std::memory_order_acq_rel);
+}
+void forget_derived_datatype() { call_globals.generation.fetch_add(1, std::memory_order_acq_rel); }
 
-bool watch_datatype(MPI_Datatype type) {
+bool watch_datatype(MPI_Datatype type, bool& derived) {
   int ni = 0, na = 0, nd = 0, combiner = 0;
+  derived = true;
   if (MPI_Type_get_envelope(type, &ni, &na, &nd, &combiner) != MPI_SUCCESS) return false;
-  if (combiner == MPI_COMBINER_NAMED) return true;
+  derived = combiner != MPI_COMBINER_NAMED;
+  if (!derived) return true;
   {
     std::lock_guard<std::mutex> guard(keyval_lock);
     if (type_keyval == MPI_KEYVAL_INVALID &&
@@ -99,10 +104,10 @@ bool watch_datatype(MPI_Datatype type) {
   return found || MPI_Type_set_attr(type, type_keyval, nullptr) == MPI_SUCCESS;
 }
 
-Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen) {
-  const uint64_t key = signature_hash(a, gen);
+Prepared* find_in_slots(ThreadState& ts, const CallArgs& a) {
+  const uint64_t key = signature_hash(a);
   for (size_t i = 1; i < kPreparedSlots; ++i)
-    if (ts.key[i] == key && ts.slot[i] && matches(*ts.slot[i], a, gen)) {
+    if (ts.key[i] == key && ts.slot[i] && matches(*ts.slot[i], a)) {
       std::rotate(ts.slot, ts.slot + i, ts.slot + i + 1);  // most recent first
       std::rotate(ts.key, ts.key + i, ts.key + i + 1);
       return ts.slot[0].get();

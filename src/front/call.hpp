@@ -74,7 +74,10 @@ struct Global {
 struct Prepared {
   // The signature: a later call matches when all of these are equal.
   CallArgs args;              // pointers to arrays are not compared ...
-  uint64_t generation = 0;    // cache.hpp: communicators and datatypes freed since
+  // The counter whose move makes it stale (stale_counter) and its value
+  // when made; the cache's generation then (CallGlobals).
+  const std::atomic<uint64_t>* stale_on = nullptr;
+  uint64_t stale_at = 0, generation = 0;
   CommContext* ctx = nullptr;
   int P = 1, rank = 0;  // ctx's
   // The last call ran the library's own collective on the user's arguments
@@ -99,6 +102,7 @@ struct Prepared {
   bool cacheable = true;
   bool reusable = false;      // prepared whole: a recycled object may keep what the next signature shares
   bool types_known = false;   // sti, rti and cacheable describe args' types
+  bool derived_types = true;  // either is derived (stale_counter)
   // The time the running call spent preparing this (0 where it was found):
   // what a class event costs beyond its agreement where counts change
   // every call (the event's call cannot be the hot call).
@@ -165,7 +169,8 @@ constexpr int kHotRanks = 8;  // alltoallv's counts copied up to this P
 struct HotCall {
   Prepared* prepared = nullptr;  // null: none
   bool own = false;              // runs a2a's algorithm (run_hot_own), not the library's
-  uint64_t generation = 0;
+  const std::atomic<uint64_t>* stale_on = nullptr;  // the prepared call's (stale_counter)
+  uint64_t stale_at = 0;
   CallArgs args;
   MPI_Comm on = MPI_COMM_NULL;  // where the library runs
   ClassState* cls = nullptr;    // the prepared call's class and its generation then
@@ -238,20 +243,33 @@ inline ThreadState& thread_state() {
 // What every call reads, side by side in one cache line.  generation:
 // bumped whenever a communicator a2a knows, a derived datatype a prepared
 // call used, or MPI itself (finalize) goes away: older prepared calls are
-// then never matched.  agree: the error check (1 agree, 0 local; -1 until
-// the configuration is read, capi.cpp).
+// then never matched, but for those of predefined datatypes alone (which
+// never go away), which watch comm_generation, bumped for the others
+// only: a program that makes and frees a datatype for a phase (a2a-closure
+// per run) keeps its other calls hot.  agree: the error check (1 agree, 0
+// local; -1 until the configuration is read, capi.cpp).
 struct alignas(64) CallGlobals {
-  std::atomic<uint64_t> generation{1};
+  std::atomic<uint64_t> generation{1}, comm_generation{1};
   std::atomic<int> agree{-1};
 };
 extern CallGlobals call_globals;
 inline uint64_t generation() { return call_globals.generation.load(std::memory_order_acquire); }
-void invalidate_prepared();
+// What makes a prepared call of derived datatypes (or not) stale.
+inline const std::atomic<uint64_t>& stale_counter(bool derived) {
+  return derived ? call_globals.generation : call_globals.comm_generation;
+}
+inline bool current(const std::atomic<uint64_t>* stale_on, uint64_t stale_at) {
+  return stale_on && stale_on->load(std::memory_order_acquire) == stale_at;
+}
+inline bool current(const Prepared& p) { return current(p.stale_on, p.stale_at); }
+void invalidate_prepared();      // a communicator or MPI itself gone
+void forget_derived_datatype();  // a derived datatype gone
 // The hash of a call's signature (not the contents of alltoallv's arrays).
-uint64_t signature_hash(const CallArgs& a, uint64_t generation);
+uint64_t signature_hash(const CallArgs& a);
 // Registers a delete callback on a derived datatype (predefined ones never
-// go away); false when the MPI library cannot, so the call is not cached.
-bool watch_datatype(MPI_Datatype type);
+// go away), which `derived` then tells; false when the MPI library cannot,
+// so the call is not cached.
+bool watch_datatype(MPI_Datatype type, bool& derived);
 
 // A signature's fields but the buffers, the spec and alltoallv's arrays' contents.
 inline bool same_shape(const CallArgs& k, const CallArgs& a) {
@@ -293,20 +311,19 @@ inline bool same_counts(const int* c, int P, const CallArgs& a) {
          std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
 }
 
-inline bool matches(const Prepared& p, const CallArgs& a, uint64_t gen) {
-  return p.generation == gen && same_fields(p.args, a) && same_spec(p.args, p.spec.data(), p.spec.size(), a) &&
+inline bool matches(const Prepared& p, const CallArgs& a) {
+  return current(p) && same_fields(p.args, a) && same_spec(p.args, p.spec.data(), p.spec.size(), a) &&
          (!a.v() || same_counts(p.counts.data(), p.P, a));
 }
 
 // The other slots, by their hashes (cache.cpp).
-Prepared* find_in_slots(ThreadState& ts, const CallArgs& a, uint64_t gen);
+Prepared* find_in_slots(ThreadState& ts, const CallArgs& a);
 // The prepared call matching a's signature, or null.  The most recent call
 // first, compared field by field, inline: a repeated call (the common
 // case) computes no hash and makes no call.
 inline Prepared* find_prepared(ThreadState& ts, const CallArgs& a) {
-  const uint64_t gen = generation();
-  if (ts.slot[0] && matches(*ts.slot[0], a, gen)) return ts.slot[0].get();
-  return find_in_slots(ts, a, gen);
+  if (ts.slot[0] && matches(*ts.slot[0], a)) return ts.slot[0].get();
+  return find_in_slots(ts, a);
 }
 Prepared* keep_prepared(ThreadState& ts, std::unique_ptr<Prepared> p);
 // No hot call refers to p any more (it leaves the cache: recycled, pushed
@@ -367,7 +384,8 @@ inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   h.own = p.own_decided;
   const_cast<Prepared&>(p).hot_view.reset();
   if (p.spec.size() >= sizeof h.spec || (a.v() && p.P > kHotRanks)) return;
-  h.generation = p.generation;
+  h.stale_on = p.stale_on;
+  h.stale_at = p.stale_at;
   h.args = p.args;
   h.on = decided_native_comm(a, p);
   h.cls = p.cls.get();
@@ -406,7 +424,7 @@ bool hot_new_blocks(HotCall& h, const CallArgs& a);
 // runs library_call on h.on (execute's hot path, without its frame or its
 // stats, left to last_stats).
 inline bool hot_repeat(HotCall& h, const CallArgs& a) {
-  if (!h.prepared || h.generation != generation() || !same_shape(h.args, a) ||
+  if (!h.prepared || !current(h.stale_on, h.stale_at) || !same_shape(h.args, a) ||
       !same_spec(h.args, h.spec, h.spec_size, a))
     return false;
   ClassState* c = h.cls;

@@ -140,7 +140,7 @@ int call(const CallArgs& a) {
   // A call prepared now (kept first) is the hot call too: the next call
   // may differ in its counts or buffers alone (hot_new_blocks).
   if (rc == MPI_SUCCESS && !agree && !p && ts.slot[0] && (ts.slot[0]->native_decided || ts.slot[0]->own_decided) &&
-      matches(*ts.slot[0], a, generation()))
+      matches(*ts.slot[0], a))
     remember_hot(hot, a, *ts.slot[0]);
   return explained(rc);
 }

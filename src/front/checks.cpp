@@ -84,7 +84,9 @@ int describe_types(const CallArgs& a, Prepared& p) {
   if (p.types_known) return MPI_SUCCESS;  // the same types as the object's last signature
   if (a.stype == MPI_DATATYPE_NULL || a.rtype == MPI_DATATYPE_NULL) return MPI_ERR_TYPE;
   if (describe(a.stype, p.sti) || describe(a.rtype, p.rti)) return MPI_ERR_TYPE;
-  p.cacheable = watch_datatype(a.stype) && watch_datatype(a.rtype);
+  bool sd = true, rd = true;
+  p.cacheable = watch_datatype(a.stype, sd) && watch_datatype(a.rtype, rd);
+  p.derived_types = sd || rd;
   p.types_known = true;
   return MPI_SUCCESS;
 }
@@ -233,7 +235,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   // described, the spec resolved, the choice where the counts cannot move
   // it), so a program whose alltoallv counts change every call pays little
   // more than the lookup.
-  const uint64_t gen = generation();
+  const uint64_t gen = generation(), comm_gen = call_globals.comm_generation.load(std::memory_order_acquire);
   const bool same = p.reusable && p.ctx == &ctx && p.generation == gen && p.args.comm == a.comm &&
                     p.args.coll == a.coll && p.P == ctx.size;
   p.types_known = same && p.types_known && p.args.stype == a.stype && p.args.rtype == a.rtype;
@@ -248,7 +250,8 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   p.serial = ++serials;
   if (!same_spec) p.spec = a.spec;
   p.generation = gen;
-  p.key = signature_hash(a, gen);
+  p.stale_on = nullptr;  // not matched before it is prepared whole
+  p.key = signature_hash(a);
   p.ctx = &ctx;
   p.P = ctx.size;
   p.rank = ctx.rank;
@@ -285,6 +288,8 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
     p.decided = !p.named.machine_knobs;
     std::strncpy(p.stats.algorithm, p.chosen.canonical.c_str(), sizeof p.stats.algorithm - 1);
   }
+  p.stale_on = &stale_counter(p.derived_types);
+  p.stale_at = p.derived_types ? gen : comm_gen;
   p.reusable = true;
   return MPI_SUCCESS;
 }

@@ -179,7 +179,7 @@ int complete(A2A_Request* request, MPI_Status* status) {
   ts.stats = op->stats;
   ts.error = op->error;
   if (op->plan) op->plan->active = false;
-  if (op->owned && op->owned->cacheable && op->owned->generation == generation())
+  if (op->owned && op->owned->cacheable && current(*op->owned))
     give_back(ts, std::move(op->owned), op->args);
   empty_status(status, rc);
   recycle(std::move(op));

@@ -148,6 +148,44 @@ TEST(Prepared, FreedDatatypesAreForgotten) {
   }
 }
 
+// Freeing a derived datatype forgets the calls that used one, not those of
+// predefined types alone (never freed): a program that makes a datatype
+// per phase (a2a-closure) keeps its count exchange hot, prepared once.
+TEST(Prepared, FreedDatatypesKeepPredefinedCalls) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> s(2 * P), r(2 * P);
+  for (int d = 0; d < P; ++d) s[d] = value(rank, d, 0, 7);
+  const auto counts = [&] { return A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, MPI_COMM_WORLD, "native"); };
+  const a2a::detail::CallArgs ints = a2a::detail::alltoall_args(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT,
+                                                                MPI_COMM_WORLD, "native");
+  ASSERT_EQ(counts(), MPI_SUCCESS);
+  a2a::detail::ThreadState& ts = a2a::detail::thread_state();
+  const a2a::detail::Prepared* kept = a2a::detail::find_prepared(ts, ints);
+  ASSERT_NE(kept, nullptr);
+  MPI_Datatype pair;
+  MPI_Type_contiguous(2, MPI_INT, &pair);
+  MPI_Type_commit(&pair);
+  const a2a::detail::CallArgs pairs = a2a::detail::alltoall_args(s.data(), 1, pair, r.data(), 1, pair,
+                                                                 MPI_COMM_WORLD, "native");
+  ASSERT_EQ(A2A_Alltoall(s.data(), 1, pair, r.data(), 1, pair, MPI_COMM_WORLD, "native"), MPI_SUCCESS);
+  EXPECT_NE(a2a::detail::find_prepared(ts, pairs), nullptr);
+  const uint64_t before = a2a::detail::generation();
+  MPI_Type_free(&pair);
+  EXPECT_GT(a2a::detail::generation(), before);
+  EXPECT_EQ(a2a::detail::find_prepared(ts, pairs), nullptr) << "a call of the freed datatype still matched";
+  EXPECT_EQ(a2a::detail::find_prepared(ts, ints), kept) << "a call of MPI_INT was forgotten";
+  ASSERT_EQ(counts(), MPI_SUCCESS);
+  for (int src = 0; src < P; ++src) EXPECT_EQ(r[src], value(src, rank, 0, 7));
+  EXPECT_TRUE(a2a::detail::hot_repeat(ts.hot, ints)) << "the count exchange left the hot call";
+  // A communicator freed forgets them all.
+  MPI_Comm c;
+  MPI_Comm_dup(MPI_COMM_WORLD, &c);
+  ASSERT_EQ(A2A_Alltoall(s.data(), 1, MPI_INT, r.data(), 1, MPI_INT, c, "native"), MPI_SUCCESS);
+  MPI_Comm_free(&c);
+  EXPECT_EQ(a2a::detail::find_prepared(ts, ints), nullptr);
+}
+
 // More call shapes than a thread keeps prepared, cycled: all still right.
 TEST(Prepared, MoreShapesThanSlots) {
   int rank;
