@@ -74,9 +74,8 @@ struct Global {
 struct Prepared {
   // The signature: a later call matches when all of these are equal.
   CallArgs args;              // pointers to arrays are not compared ...
-  // The counter whose move makes it stale (stale_counter) and its value
-  // when made; the cache's generation then (CallGlobals).
-  const std::atomic<uint64_t>* stale_on = nullptr;
+  // The value of its stale_counter when made (0 until prepared whole:
+  // never current); the cache's generation then (CallGlobals).
   uint64_t stale_at = 0, generation = 0;
   CommContext* ctx = nullptr;
   int P = 1, rank = 0;  // ctx's
@@ -169,7 +168,7 @@ constexpr int kHotRanks = 8;  // alltoallv's counts copied up to this P
 struct HotCall {
   Prepared* prepared = nullptr;  // null: none
   bool own = false;              // runs a2a's algorithm (run_hot_own), not the library's
-  const std::atomic<uint64_t>* stale_on = nullptr;  // the prepared call's (stale_counter)
+  bool derived_types = false;  // the prepared call's, and its stale_at
   uint64_t stale_at = 0;
   CallArgs args;
   MPI_Comm on = MPI_COMM_NULL;  // where the library runs
@@ -254,14 +253,15 @@ struct alignas(64) CallGlobals {
 };
 extern CallGlobals call_globals;
 inline uint64_t generation() { return call_globals.generation.load(std::memory_order_acquire); }
-// What makes a prepared call of derived datatypes (or not) stale.
+// What makes a prepared call of derived datatypes (or not) stale; both
+// start at 1, so a stale_at of 0 is never current.
 inline const std::atomic<uint64_t>& stale_counter(bool derived) {
   return derived ? call_globals.generation : call_globals.comm_generation;
 }
-inline bool current(const std::atomic<uint64_t>* stale_on, uint64_t stale_at) {
-  return stale_on && stale_on->load(std::memory_order_acquire) == stale_at;
+inline bool current(bool derived, uint64_t stale_at) {
+  return stale_counter(derived).load(std::memory_order_acquire) == stale_at;
 }
-inline bool current(const Prepared& p) { return current(p.stale_on, p.stale_at); }
+inline bool current(const Prepared& p) { return current(p.derived_types, p.stale_at); }
 void invalidate_prepared();      // a communicator or MPI itself gone
 void forget_derived_datatype();  // a derived datatype gone
 // The hash of a call's signature (not the contents of alltoallv's arrays).
@@ -384,7 +384,7 @@ inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   h.own = p.own_decided;
   const_cast<Prepared&>(p).hot_view.reset();
   if (p.spec.size() >= sizeof h.spec || (a.v() && p.P > kHotRanks)) return;
-  h.stale_on = p.stale_on;
+  h.derived_types = p.derived_types;
   h.stale_at = p.stale_at;
   h.args = p.args;
   h.on = decided_native_comm(a, p);
@@ -424,7 +424,7 @@ bool hot_new_blocks(HotCall& h, const CallArgs& a);
 // runs library_call on h.on (execute's hot path, without its frame or its
 // stats, left to last_stats).
 inline bool hot_repeat(HotCall& h, const CallArgs& a) {
-  if (!h.prepared || !current(h.stale_on, h.stale_at) || !same_shape(h.args, a) ||
+  if (!h.prepared || !current(h.derived_types, h.stale_at) || !same_shape(h.args, a) ||
       !same_spec(h.args, h.spec, h.spec_size, a))
     return false;
   ClassState* c = h.cls;

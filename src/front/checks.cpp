@@ -250,7 +250,7 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
   p.serial = ++serials;
   if (!same_spec) p.spec = a.spec;
   p.generation = gen;
-  p.stale_on = nullptr;  // not matched before it is prepared whole
+  p.stale_at = 0;  // not matched before it is prepared whole
   p.key = signature_hash(a);
   p.ctx = &ctx;
   p.P = ctx.size;
@@ -288,7 +288,6 @@ int prepare(const CallArgs& a, CommContext& ctx, Prepared& p, std::string& msg) 
     p.decided = !p.named.machine_knobs;
     std::strncpy(p.stats.algorithm, p.chosen.canonical.c_str(), sizeof p.stats.algorithm - 1);
   }
-  p.stale_on = &stale_counter(p.derived_types);
   p.stale_at = p.derived_types ? gen : comm_gen;
   p.reusable = true;
   return MPI_SUCCESS;
