@@ -80,30 +80,50 @@ Pending& pending() {
   static Pending* p = new Pending;  // never destroyed: operations may outlive static destruction order
   return *p;
 }
+
+// Under MPI_THREAD_MULTIPLE any thread may start or step operations while
+// another does; below it the program's calls into MPI (and a2a) take
+// turns, and the list needs no lock (two atomic operations a call each).
+bool threads_multiple() {
+  static const bool multiple = [] {
+    int level = MPI_THREAD_SINGLE;
+    MPI_Query_thread(&level);
+    return level >= MPI_THREAD_MULTIPLE;
+  }();
+  return multiple;
+}
+std::unique_lock<std::mutex> lock_pending() {
+  return threads_multiple() ? std::unique_lock<std::mutex>(pending().lock) : std::unique_lock<std::mutex>();
+}
+// Locked, or not needed; false where another thread holds it.
+std::unique_lock<std::mutex> try_lock_pending(bool& got) {
+  if (!threads_multiple()) {
+    got = true;
+    return {};
+  }
+  std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
+  got = guard.owns_lock();
+  return guard;
+}
 }  // namespace
 
 void pending_add(OpState* op) {
-  std::lock_guard<std::mutex> guard(pending().lock);
+  const auto guard = lock_pending();
   pending().ops.push_back(op);
   pending_count.store(static_cast<int>(pending().ops.size()), std::memory_order_relaxed);
 }
 
 void pending_remove(OpState* op) {
-  std::lock_guard<std::mutex> guard(pending().lock);
+  const auto guard = lock_pending();
   auto& ops = pending().ops;
   ops.erase(std::remove(ops.begin(), ops.end(), op), ops.end());
   pending_count.store(static_cast<int>(ops.size()), std::memory_order_relaxed);
 }
 
 bool wait_alone(OpState& op) {
-  static const bool single_thread = [] {
-    int level = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&level);
-    return level < MPI_THREAD_MULTIPLE;
-  }();
-  if (!single_thread || engine_thread.stepping || !op.resume || !op.requests) return false;
-  std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
-  if (!guard || pending().ops.size() != 1 || pending().ops[0] != &op) return false;
+  if (threads_multiple() || engine_thread.stepping || !op.resume || !op.requests) return false;
+  auto& ops = pending().ops;
+  if (ops.size() != 1 || ops[0] != &op) return false;
   engine_thread.stepping = true;
   op.requests->wait_all();
   resume(op);
@@ -114,8 +134,9 @@ bool wait_alone(OpState& op) {
 void progress_pending_slow() {
   bool& inside = engine_thread.stepping;
   if (inside) return;
-  std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
-  if (!guard) return;  // another thread steps them now
+  bool got = false;
+  const auto guard = try_lock_pending(got);
+  if (!got) return;  // another thread steps them now
   inside = true;
   for (OpState* op : pending().ops) progress_step(*op);
   inside = false;

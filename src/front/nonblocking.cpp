@@ -4,7 +4,9 @@
 // its first wait), advanced by every a2a call's progress step and completed
 // by a wait or test.  Its prepared call comes from the thread's cache (taken
 // out while it runs, so no other call recycles it) or is made now, or is a
-// plan's; it goes back into the cache of the thread that completes it.
+// plan's; it goes back into the cache of the thread that completes it, or,
+// for a2a's own alltoall algorithm, stays with the completed operation for
+// that thread's next start with the same arguments.
 #include <memory>
 #include <vector>
 
@@ -29,6 +31,11 @@ struct Operation {
   OpScratch scratch;
   std::string error;
   bool pending = false;  // in the progress list
+  // A completed operation of a2a's own alltoall algorithm keeps its
+  // prepared call (`owned`) for the thread's next start with the same
+  // arguments (`hot`: hot_repeat's test), which then takes it without the
+  // cache's lookup, nor gives it back there at completion.
+  HotCall hot;
 };
 
 // Completed operations kept for the thread's next start (at most
@@ -45,19 +52,38 @@ thread_local SpareOps spare;
 thread_local SpareOps spare __attribute__((tls_model("initial-exec")));
 #endif
 SpareOps& spare_ops() { return spare; }
+// A spare operation: one that kept no prepared call if any, else the
+// least recently completed.
 std::unique_ptr<Operation> new_operation() {
   auto& spare = spare_ops();
   if (spare.empty()) return std::make_unique<Operation>();
-  std::unique_ptr<Operation> op = std::move(spare.back());
-  spare.pop_back();
+  auto it = spare.end();
+  while (it != spare.begin() && (*(it - 1))->hot.prepared) --it;
+  it = it == spare.begin() ? spare.begin() : it - 1;
+  std::unique_ptr<Operation> op = std::move(*it);
+  spare.erase(it);
   return op;
+}
+// The spare operation that kept a's prepared call, the most recent first
+// (hot_repeat: the same arguments, still current); null where none did.
+std::unique_ptr<Operation> spare_for(const CallArgs& a) {
+  auto& spare = spare_ops();
+  for (auto it = spare.rbegin(); it != spare.rend(); ++it) {
+    Operation& op = **it;
+    if (op.hot.prepared && hot_repeat(op.hot, a)) {
+      std::unique_ptr<Operation> found = std::move(*it);
+      spare.erase(std::next(it).base());
+      return found;
+    }
+  }
+  return nullptr;
 }
 void recycle(std::unique_ptr<Operation> op) {
   auto& spare = spare_ops();
   if (spare.size() >= kSpareOps) return;
   op->task = Task<int>();  // its frame back to the pool
   op->state = OpState{};
-  op->owned.reset();
+  if (!op->hot.prepared) op->owned.reset();
   op->prepared = nullptr;
   op->plan = nullptr;
   op->agreed = false;
@@ -123,9 +149,25 @@ int start(const CallArgs& a, A2A_Request* request) {
     return MPI_ERR_ARG;
   }
   *request = A2A_REQUEST_NULL;
-  std::unique_ptr<Operation> op = new_operation();
-  op->args = a;
   const bool agreeing = agree_mode();
+  if (!agreeing)
+    if (std::unique_ptr<Operation> op = spare_for(a)) {  // a spare's own call again
+      op->args = a;
+      op->prepared = op->owned.get();
+      launch(*op);
+      *request = reinterpret_cast<A2A_Request>(op.release());
+      return MPI_SUCCESS;
+    }
+  std::unique_ptr<Operation> op = new_operation();
+  if (op->hot.prepared) {  // another call's: back to the cache
+    op->hot.prepared = nullptr;
+    CallArgs kept = op->hot.args;  // its spec as copied (the caller's string may be gone)
+    kept.spec = op->hot.spec;
+    kept.spec_owned = false;
+    if (current(*op->owned)) give_back(ts, std::move(op->owned), kept);
+    op->owned.reset();
+  }
+  op->args = a;
   Prepared* found = find_prepared(ts, a);
   int err = MPI_SUCCESS;
   if (found) {
@@ -177,10 +219,15 @@ int complete(A2A_Request* request, MPI_Status* status) {
   last_stats(ts);
   ts.lazy = nullptr;
   ts.stats = op->stats;
-  ts.error = op->error;
+  if (!op->error.empty() || !ts.error.empty()) ts.error = op->error;
   if (op->plan) op->plan->active = false;
-  if (op->owned && op->owned->cacheable && current(*op->owned))
-    give_back(ts, std::move(op->owned), op->args);
+  const bool keep = op->owned && op->owned->cacheable && current(*op->owned);
+  if (keep && rc == MPI_SUCCESS && own_start(*op->owned)) {
+    if (op->hot.prepared != op->owned.get()) remember_hot(op->hot, op->args, *op->owned);
+  } else {
+    op->hot.prepared = nullptr;
+  }
+  if (keep && !op->hot.prepared) give_back(ts, std::move(op->owned), op->args);  // else kept with the spare
   empty_status(status, rc);
   recycle(std::move(op));
   return explained(rc);
@@ -260,9 +307,8 @@ extern "C" int A2A_Wait(A2A_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   Operation* op = operation(*request);
-  do {
+  while (!op->task.done())
     if (!wait_alone(op->state)) progress_pending_slow();  // this one is pending
-  } while (!op->task.done());
   return complete(request, status);
 }
 

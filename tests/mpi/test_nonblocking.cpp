@@ -226,6 +226,50 @@ TEST(Nonblocking, PlanStartedAgainAndAgain) {
   }
 }
 
+// A repeated start of a2a's own alltoall takes the prepared call its last
+// completion kept (nonblocking.cpp's spare operations): two signatures in
+// flight together and completed in either order, the receive buffers
+// cleared before each start.  A communicator freed and made again (often
+// with the same handle) with its ranks reordered, and a derived type freed
+// and made again with another layout: no start may take the call kept for
+// the freed one.
+TEST(Nonblocking, RepeatedStartsTakeOnlyTheirOwnCall) {
+  const int P = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
+  for (const char* spec : {"spread-out", "pairwise", "tra", "shm"}) {
+    Buffer s1(int_layout(), 2LL * P), r1(int_layout(), 2LL * P), s2(int_layout(), 3LL * P), r2(int_layout(), 3LL * P);
+    fill_send(s1, 2, rank, P);
+    fill_send(s2, 3, rank, P);
+    for (int k = 0; k < 6; ++k) {
+      const std::string what = std::string(spec) + " start " + std::to_string(k);
+      std::fill(r1.bytes.begin(), r1.bytes.end(), Buffer::kUntouched);
+      std::fill(r2.bytes.begin(), r2.bytes.end(), Buffer::kUntouched);
+      A2A_Request req[2];
+      ASSERT_EQ(A2A_Ialltoall(s1.data(), 2, MPI_INT, r1.data(), 2, MPI_INT, MPI_COMM_WORLD, spec, &req[0]), 0) << what;
+      ASSERT_EQ(A2A_Ialltoall(s2.data(), 3, MPI_INT, r2.data(), 3, MPI_INT, MPI_COMM_WORLD, spec, &req[1]), 0) << what;
+      ASSERT_EQ(A2A_Wait(&req[k % 2], MPI_STATUS_IGNORE), MPI_SUCCESS) << what;
+      ASSERT_EQ(A2A_Wait(&req[1 - k % 2], MPI_STATUS_IGNORE), MPI_SUCCESS) << what;
+      EXPECT_EQ(check_recv(r1, 2, rank, P, what), 0);
+      EXPECT_EQ(check_recv(r2, 3, rank, P, what), 0);
+    }
+    for (int k = 0; k < 4; ++k) {
+      const std::string what = std::string(spec) + " communicator and type made again, " + std::to_string(k);
+      MPI_Comm comm;
+      MPI_Comm_split(MPI_COMM_WORLD, 0, k % 2 ? P - 1 - rank : rank, &comm);
+      Layout layout{k % 2 ? "padded" : "pair", MPI_DATATYPE_NULL, {0}, 8};
+      if (k % 2) {
+        MPI_Type_create_resized(MPI_INT, 0, 8, &layout.type);
+      } else {
+        layout.offsets = {0, 4};
+        MPI_Type_contiguous(2, MPI_INT, &layout.type);
+      }
+      MPI_Type_commit(&layout.type);
+      for (int again = 0; again < 2; ++again) ialltoall_case(comm, spec, layout, 1, false);
+      MPI_Type_free(&layout.type);
+      MPI_Comm_free(&comm);
+    }
+  }
+}
+
 // Null requests complete at once; arguments are checked at the start.
 TEST(Nonblocking, NullRequestsAndArgumentErrors) {
   A2A_Request none = A2A_REQUEST_NULL;
