@@ -95,16 +95,6 @@ bool threads_multiple() {
 std::unique_lock<std::mutex> lock_pending() {
   return threads_multiple() ? std::unique_lock<std::mutex>(pending().lock) : std::unique_lock<std::mutex>();
 }
-// Locked, or not needed; false where another thread holds it.
-std::unique_lock<std::mutex> try_lock_pending(bool& got) {
-  if (!threads_multiple()) {
-    got = true;
-    return {};
-  }
-  std::unique_lock<std::mutex> guard(pending().lock, std::try_to_lock);
-  got = guard.owns_lock();
-  return guard;
-}
 }  // namespace
 
 void pending_add(OpState* op) {
@@ -134,9 +124,11 @@ bool wait_alone(OpState& op) {
 void progress_pending_slow() {
   bool& inside = engine_thread.stepping;
   if (inside) return;
-  bool got = false;
-  const auto guard = try_lock_pending(got);
-  if (!got) return;  // another thread steps them now
+  std::unique_lock<std::mutex> guard;
+  if (threads_multiple()) {
+    guard = std::unique_lock<std::mutex>(pending().lock, std::try_to_lock);
+    if (!guard) return;  // another thread steps them now
+  }
   inside = true;
   for (OpState* op : pending().ops) progress_step(*op);
   inside = false;

@@ -52,9 +52,10 @@ thread_local SpareOps spare;
 thread_local SpareOps spare __attribute__((tls_model("initial-exec")));
 #endif
 SpareOps& spare_ops() { return spare; }
-// A spare operation: one that kept no prepared call if any, else the
-// least recently completed.
-std::unique_ptr<Operation> new_operation() {
+void give_back(ThreadState& ts, std::unique_ptr<Prepared> p, const CallArgs& a);
+// A spare operation, holding no prepared call: one that kept none if any,
+// else the least recently completed, whose kept call goes back to the cache.
+std::unique_ptr<Operation> new_operation(ThreadState& ts) {
   auto& spare = spare_ops();
   if (spare.empty()) return std::make_unique<Operation>();
   auto it = spare.end();
@@ -62,6 +63,14 @@ std::unique_ptr<Operation> new_operation() {
   it = it == spare.begin() ? spare.begin() : it - 1;
   std::unique_ptr<Operation> op = std::move(*it);
   spare.erase(it);
+  if (op->hot.prepared) {
+    op->hot.prepared = nullptr;
+    CallArgs kept = op->hot.args;  // its spec as copied (the caller's string may be gone)
+    kept.spec = op->hot.spec;
+    kept.spec_owned = false;
+    if (current(*op->owned)) give_back(ts, std::move(op->owned), kept);
+    op->owned.reset();
+  }
   return op;
 }
 // The spare operation that kept a's prepared call, the most recent first
@@ -158,15 +167,7 @@ int start(const CallArgs& a, A2A_Request* request) {
       *request = reinterpret_cast<A2A_Request>(op.release());
       return MPI_SUCCESS;
     }
-  std::unique_ptr<Operation> op = new_operation();
-  if (op->hot.prepared) {  // another call's: back to the cache
-    op->hot.prepared = nullptr;
-    CallArgs kept = op->hot.args;  // its spec as copied (the caller's string may be gone)
-    kept.spec = op->hot.spec;
-    kept.spec_owned = false;
-    if (current(*op->owned)) give_back(ts, std::move(op->owned), kept);
-    op->owned.reset();
-  }
+  std::unique_ptr<Operation> op = new_operation(ts);
   op->args = a;
   Prepared* found = find_prepared(ts, a);
   int err = MPI_SUCCESS;
@@ -222,8 +223,9 @@ int complete(A2A_Request* request, MPI_Status* status) {
   if (!op->error.empty() || !ts.error.empty()) ts.error = op->error;
   if (op->plan) op->plan->active = false;
   const bool keep = op->owned && op->owned->cacheable && current(*op->owned);
-  if (keep && rc == MPI_SUCCESS && own_start(*op->owned)) {
-    if (op->hot.prepared != op->owned.get()) remember_hot(op->hot, op->args, *op->owned);
+  const bool kept_before = op->hot.prepared && op->hot.prepared == op->owned.get();  // started from it
+  if (keep && rc == MPI_SUCCESS && (kept_before || own_start(*op->owned))) {
+    if (!kept_before) remember_hot(op->hot, op->args, *op->owned);
   } else {
     op->hot.prepared = nullptr;
   }
@@ -273,7 +275,7 @@ extern "C" int A2A_Istart(A2A_Plan plan, A2A_Request* request) {
     ts.error = "a2a: the plan's last start has not completed";
     return explained(MPI_ERR_REQUEST);
   }
-  std::unique_ptr<Operation> op = new_operation();
+  std::unique_ptr<Operation> op = new_operation(ts);
   op->args = plan->args;
   op->prepared = plan->prepared.get();
   op->plan = plan;
