@@ -122,7 +122,7 @@ const std::vector<schedule::Step>& CommContext::tra_steps(int radix) {
 }
 
 const std::vector<schedule::PeerStep>& CommContext::clustered_plan() {
-  if (clustered_.empty()) clustered_ = schedule::clustered_plan(schedule::clustered_schedule(topology.ranks), rank);
+  if (clustered_.empty()) clustered_ = schedule::clustered_plan(topology.ranks, rank);
   return clustered_;
 }
 

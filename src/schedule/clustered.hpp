@@ -29,10 +29,13 @@ std::vector<ClusteredPhase> clustered_schedule(const std::vector<std::vector<int
 long long clustered_steps(const std::vector<ClusteredPhase>& phases);
 
 // What one rank does, in order: peer and direction (send, receive or both).
+// The steps of `rank` in clustered_schedule(ranks_of_node), derived without
+// building the schedule (O(P^2) steps): O(P + nodes^2) per rank.
 struct PeerStep {
   int peer;
   bool send, recv;
+  bool operator==(const PeerStep&) const = default;
 };
-std::vector<PeerStep> clustered_plan(const std::vector<ClusteredPhase>& phases, int rank);
+std::vector<PeerStep> clustered_plan(const std::vector<std::vector<int>>& ranks_of_node, int rank);
 
 }  // namespace a2a::detail::schedule

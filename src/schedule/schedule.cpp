@@ -39,6 +39,20 @@ std::vector<Step> tra_steps(int P, int r) {
   return steps;
 }
 
+std::vector<StepShape> tra_shape(int P, int r) {
+  r = std::min(r, std::max(P, 2));
+  std::vector<StepShape> steps;
+  const int w = digit_count(P, r);
+  long long rx = 1;
+  for (int x = 0; x < w; ++x, rx *= r)
+    for (int z = 1; z < r; ++z) {
+      long long slots = 0;  // tra_steps' units, counted
+      for (long long base = z * rx; base < P; base += rx * r) slots += std::min<long long>(rx, P - base);
+      if (slots) steps.push_back({static_cast<int>(z * rx), static_cast<int>(slots)});
+    }
+  return steps;
+}
+
 long long tra_rounds_closed(long long P, long long r) {
   if (P <= 1) return 0;
   r = std::min(r, P);

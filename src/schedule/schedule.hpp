@@ -33,6 +33,14 @@ int digit(long long i, long long r, int x);  // x-th base-r digit of i
 
 // TRA: rounds (x ascending, z ascending) that send at least one block.
 std::vector<Step> tra_steps(int P, int r);
+// The same rounds as the cost model reads them, with no slot lists: O(P)
+// time, O(rounds) memory (the lists hold O(P log_r P) slots).
+struct StepShape {
+  int distance = 0;
+  int slots = 0;
+  bool operator==(const StepShape&) const = default;
+};
+std::vector<StepShape> tra_shape(int P, int r);
 // Closed forms of the TRA paper (propositions 3 and 4); r is clamped to P.
 long long tra_rounds_closed(long long P, long long r);
 long long tra_blocks_closed(long long P, long long r);

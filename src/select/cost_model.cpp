@@ -112,12 +112,12 @@ CostedSpec costed(std::string spec, const Worst& w) { return {std::move(spec), w
 // of `bs` bytes: rotation in and out, each round packs and unpacks its slots.
 // `meta` > 0 adds TuNA's metadata message (meta bytes per slot) before each
 // round's data.
-void tra_rounds(RankClock& c, const std::vector<schedule::Step>& steps, const std::vector<int>& group, int idx,
+void tra_rounds(RankClock& c, const std::vector<schedule::StepShape>& steps, const std::vector<int>& group, int idx,
                 long long bs, long long meta = 0) {
   const int n = static_cast<int>(group.size());
   c.copy(2LL * n * bs);
   for (const auto& s : steps) {
-    const long long slots = static_cast<long long>(s.slots.size());
+    const long long slots = s.slots;
     const int dst = group[schedule::mod(static_cast<long long>(idx) + s.distance, n)];
     if (meta) {
       c.message(dst, slots * meta);
@@ -479,26 +479,25 @@ ModelCost cost_shm(const ModelCall& c, const Params& prm) {
 
 ModelCost cost_clustered(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
-  const auto phases = schedule::clustered_schedule(l.ranks);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     if (prm.intra_shm) {
       const auto [n, q] = place(l, p);
       shm_round(clock, c.m, l.ranks[n], c.bytes, prm);
     }
-    clustered(clock, schedule::clustered_plan(phases, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
+    clustered(clock, schedule::clustered_plan(l.ranks, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
   }));
 }
 
 ModelCost cost_tra(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  const auto steps = schedule::tra_steps(P, prm.radix);
+  const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { tra_rounds(clock, steps, everyone, p, c.bytes); }));
 }
 
 ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  const auto steps = schedule::tra_steps(P, prm.radix);
+  const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
     tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock);
@@ -507,7 +506,7 @@ ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
 
 ModelCost cost_padded_bruck(const ModelCall& c, const Params&) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  const auto steps = schedule::tra_steps(P, 2);
+  const auto steps = schedule::tra_shape(P, 2);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
     clock.copy(2LL * P * c.max_bytes);  // pad in, unpad out
@@ -519,7 +518,7 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
   const int P = static_cast<int>(l.node_of.size());
   const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-  const auto node_steps = schedule::tra_steps(Q, prm.radix_intra), port_steps = schedule::tra_steps(N, prm.radix_inter);
+  const auto node_steps = schedule::tra_shape(Q, prm.radix_intra), port_steps = schedule::tra_shape(N, prm.radix_inter);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
     if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
@@ -532,7 +531,7 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
 ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
   const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-  const auto steps = schedule::tra_steps(Q, prm.radix_intra);
+  const auto steps = schedule::tra_shape(Q, prm.radix_intra);
   const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);

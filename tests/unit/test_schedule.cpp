@@ -103,6 +103,16 @@ TEST(Tra, RoundsAndBlocksEqualClosedForms) {
     }
 }
 
+TEST(Tra, ShapeIsTheStepsCounted) {
+  for (int P = 1; P <= 130; ++P)
+    for (int r = 2; r <= P + 3; ++r) {
+      std::vector<s::StepShape> counted;
+      for (const auto& step : s::tra_steps(P, r))
+        counted.push_back({step.distance, static_cast<int>(step.slots.size())});
+      ASSERT_EQ(s::tra_shape(P, r), counted) << "P=" << P << " r=" << r;
+    }
+}
+
 TEST(Tra, PowerOfRadixMatchesPropositionsOneAndTwo) {
   for (int r = 2; r <= 8; ++r)
     for (int w = 1; s::ipow(r, w) <= 4096; ++w) {
@@ -308,6 +318,23 @@ std::vector<std::vector<std::vector<int>>> layouts() {
 }
 }  // namespace
 
+namespace {
+// A rank's steps read off the whole schedule, in its order: what
+// clustered_plan derives without building it.
+std::vector<s::PeerStep> plan_from_schedule(const std::vector<s::ClusteredPhase>& phases, int rank) {
+  std::vector<s::PeerStep> plan;
+  for (const auto& phase : phases)
+    for (const auto& round : phase.rounds)
+      for (const auto& pair : round)
+        for (const auto& st : pair) {
+          if (st.u == rank && st.v == rank) plan.push_back({rank, true, true});  // local copy
+          else if (st.u == rank) plan.push_back({st.v, true, !st.one_way});
+          else if (st.v == rank) plan.push_back({st.u, !st.one_way, true});
+        }
+  return plan;
+}
+}  // namespace
+
 TEST(Clustered, EveryOrderedPairServedOnceInAnyLayout) {
   for (const auto& ranks : layouts()) {
     int P = 0;
@@ -324,7 +351,9 @@ TEST(Clustered, EveryOrderedPairServedOnceInAnyLayout) {
     // Each rank's own plan: P-1 messages out, P-1 in, one local copy.
     for (int r = 0; r < P; ++r) {
       int sends = 0, recvs = 0, copies = 0;
-      for (const auto& st : s::clustered_plan(s::clustered_schedule(ranks), r)) {
+      const auto plan = s::clustered_plan(ranks, r);
+      ASSERT_EQ(plan, plan_from_schedule(s::clustered_schedule(ranks), r)) << "P=" << P << " rank " << r;
+      for (const auto& st : plan) {
         copies += st.peer == r;
         sends += st.peer != r && st.send;
         recvs += st.peer != r && st.recv;
@@ -348,9 +377,8 @@ TEST(Clustered, OneRankPerNodeIsTheFactorAlgorithm) {
   for (int P = 1; P <= 16; ++P) {
     std::vector<std::vector<int>> ranks(P);
     for (int r = 0; r < P; ++r) ranks[r] = {r};
-    const auto phases = s::clustered_schedule(ranks);
     for (int u = 0; u < P; ++u) {
-      const auto plan = s::clustered_plan(phases, u);
+      const auto plan = s::clustered_plan(ranks, u);
       ASSERT_EQ(static_cast<int>(plan.size()), P);
       for (int i = 0; i < P; ++i) ASSERT_EQ(plan[i].peer, s::factor_partner(u, i, P)) << "P=" << P;
     }
