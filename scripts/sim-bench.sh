@@ -13,7 +13,8 @@
 # P=1024), hier (hierarchical TuNA and auto, P=1024), auto (auto alone,
 # P=1024, alltoall and alltoallv: it replaces the earlier auto rows of the
 # tables), p4096, plans (a persistent alltoallv's start against the plain
-# call, P=1024), nb (nonblocking against blocking, P=1024).  Simulated
+# call, P=1024), nb (nonblocking against blocking, P=128..1024), overlap
+# (a2a bench --nonblocking, P=1024).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -158,23 +159,39 @@ plans() {  # (issue 28) a persistent alltoallv's start against the plain call, t
 nb() {  # (issue 28) the nonblocking call and its wait at once against the blocking call, P = 128 (two
         # nodes), every byte checked.  A wait polls (A2A_Test's step): SMPI charges each MPI_Test
         # smpi/test (0.1 ms by default), which would be the whole of a nonblocking row's time; 10 ns
-        # here (0 stops the clock: polling never yields).  Not at P >= 256 yet: without shared
-        # buffers P = 256 ran past 200 s (docs/simulation.md).
+        # here (0 stops the clock: polling never yields).  P >= 256 with shared buffers (timing only).
   local cfg=--cfg=smpi/test:1e-8
   A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-nb theta-4x64 mpich -m 16:1024 -i 1 -x 1 -c --without-native \
     -a tra -a i/tra -a tra2 -a i/tra2
   A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=0 run p128-v-nb theta-4x64 mpich --collective alltoallv --workload uniform \
     -m 16:1024 -i 1 -x 1 -c --without-native -a tuna -a i/tuna -a tuna-hier -a i/tuna-hier
-  # Larger, with shared buffers (timing only): TRA at 16 B.  The same at
-  # P = 1024 (theta-16x64) did not finish in 25 minutes.
+  # Larger, with shared buffers (timing only): TRA at 16 B, then issue 28's
+  # P = 1024 rows at 16 B and 1 KiB (they finish since the cost model stopped
+  # building O(P^2) schedules on every simulated rank).
   A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p256-nb-16 theta-4x64 mpich -m 16:16 -i 1 -x 1 --without-native -a tra -a i/tra
+  for s in 16 1024; do
+    A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-nb-$s theta-16x64 mpich -m $s:$s -i 1 -x 1 --without-native \
+      -a tra -a i/tra -a tra2 -a i/tra2
+    A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-nb-$s theta-16x64 mpich --collective alltoallv --workload uniform \
+      -m $s:$s -i 1 -x 1 --without-native -a tuna -a i/tuna -a tuna-hier -a i/tuna-hier
+  done
+}
+
+overlap() {  # (issue 28) a2a bench --nonblocking at P = 1024, 1 KiB: the compute phase is simulated
+             # time, a test every 10 us of it; the library's own MPI_Ialltoall(v) in runs of their own
+  local cfg=--cfg=smpi/test:1e-8 ov=(--nonblocking -m 1024:1024 -i 1 -x 1) v=(--collective alltoallv --workload uniform)
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-overlap-1024 theta-16x64 mpich "${ov[@]}" --without-native -a tra -a tra2
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" --without-native \
+    -a tuna-hier
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-overlap-native-1024 theta-16x64 mpich "${ov[@]}" -a native
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-native-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" -a native
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap)" >&2; exit 2 ;;
   esac
 done

@@ -13,7 +13,7 @@ struct OverlapBenchOptions {
   int iters = 50, warmup = 5;
   double test_interval_us = 10;  // A2A_Test (MPI_Test for native) every this much compute; 0: none
   bool validate = false;
-  std::vector<std::string> algs;  // a2a's rows (specs, "i/" optional); native is always the first row
+  std::vector<std::string> algs;  // the rows: a2a's specs ("i/" optional) and native (the library's own)
   std::string csv, json;
 };
 
