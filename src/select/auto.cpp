@@ -289,6 +289,32 @@ bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vect
   return per_call < winner->second + static_cast<double>(points.size()) * std::log(0.95);
 }
 
+namespace {
+// sizes_pay priced by rank 0 and broadcast (collective over ctx.user): the
+// same answer on every rank as each pricing it, at the same wall time, but
+// a simulator that runs every rank on one host (SMPI) prices it once, not
+// P times (302 ms a rank at P = 4096).
+int root_sizes_pay(CommContext& ctx, const ModelLayout& layout, const MachineModel& m,
+                   const std::vector<std::string>& given, std::string& single, std::string& runner_up, bool& pays) {
+  if (ctx.size == 1) {
+    pays = sizes_pay(layout, m, given, single, runner_up);
+    return MPI_SUCCESS;
+  }
+  constexpr size_t kSpec = 256;  // a spec's text, at most (registry specs are under 100 characters)
+  char out[2 * kSpec + 1] = {};
+  if (ctx.rank == 0) {
+    out[0] = sizes_pay(layout, m, given, single, runner_up) ? 1 : 0;
+    single.copy(out + 1, kSpec - 1);
+    runner_up.copy(out + 1 + kSpec, kSpec - 1);
+  }
+  if (const int rc = MPI_Bcast(out, sizeof out, MPI_CHAR, 0, ctx.user)) return rc;
+  pays = out[0] != 0;
+  single = out + 1;
+  runner_up = out + 1 + kSpec;
+  return MPI_SUCCESS;
+}
+}  // namespace
+
 std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up) {
   std::vector<std::string> specs = {pick};
   if (pick != "native") specs.push_back("native");
@@ -386,7 +412,12 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       MachineModel m;
       if (const int rc = machine_model(ctx, m, error)) return rc;
       std::string pick;
-      safe = !sizes_pay(a.layout, m, picks, pick, runner_up);
+      bool pays = false;
+      if (const int rc = root_sizes_pay(ctx, a.layout, m, picks, pick, runner_up, pays)) {
+        error = "a2a: auto could not share its pricing of alltoallv";
+        return rc;
+      }
+      safe = !pays;
       if (safe) picks.push_back(pick);
     } else if (safe && !tuned) {
       MachineModel m;
