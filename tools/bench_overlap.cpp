@@ -120,9 +120,10 @@ int run_bench_overlap(const OverlapBenchOptions& o) {
   const double interval = o.test_interval_us * 1e-6;
   if (rank == 0) {
     std::printf("# a2a bench --nonblocking %s: P=%d, %d iterations (+%d warm-up); OSU osu_ialltoall's conventions: "
-                "pure = start + wait, compute = a phase as long as the slowest rank's pure time, timed alone, overall = start, compute with a "
-                "test every %g us, wait; overlap = 100 (1 - (overall - compute) / pure) within 0..100; means over "
-                "iterations, averaged over ranks\n# native = MPI_I%s\n",
+                "pure = start + wait, compute = a phase as long as the slowest rank's pure time, timed alone, "
+                "overall = start, compute with a test every %g us, wait; "
+                "overlap = 100 (1 - (overall - compute) / pure) within 0..100; "
+                "means over iterations, averaged over ranks\n# native = MPI_I%s\n",
                 o.v ? "alltoallv" : "alltoall", P, o.iters, o.warmup, o.test_interval_us,
                 o.v ? "alltoallv" : "alltoall");
     if (o.v) std::printf("# workload %s; bytes = its size knob\n", o.workload_text.c_str());

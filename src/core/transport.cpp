@@ -5,7 +5,6 @@
 #include <vector>
 
 #include "core/config.hpp"
-#include "schedule/schedule.hpp"
 
 namespace a2a::detail {
 
@@ -153,7 +152,8 @@ Task<int> allreduce_max(long long& v, MPI_Comm comm) {
   co_return MPI_SUCCESS;
 }
 
-Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm) {
+Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm,
+                      const std::vector<schedule::Step>& bruck) {
   if (blocking_now()) co_return PMPI_Alltoall(send, n, MPI_LONG_LONG, recv, n, MPI_LONG_LONG, comm);
   int P = 1, me = 0;
   MPI_Comm_size(comm, &P);
@@ -167,7 +167,7 @@ Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm co
   std::vector<long long> slots(static_cast<size_t>(P) * block), out, in;
   for (int i = 0; i < P; ++i)
     std::copy_n(send + static_cast<size_t>((me + i) % P) * block, block, slots.begin() + static_cast<long>(i * block));
-  for (const schedule::Step& step : schedule::tra_steps(P, 2)) {
+  for (const schedule::Step& step : bruck) {
     const size_t count = step.slots.size() * block;
     out.resize(count);
     in.resize(count);

@@ -155,8 +155,10 @@ inline Exchanged exchanged(const void* sbuf, size_t sbytes, int dst, void* rbuf,
 // The maximum of `v` over comm (nonblocking: dissemination, ceil(log2 P)
 // rounds; max is idempotent, so overlapping ranges do no harm).
 Task<int> allreduce_max(long long& v, MPI_Comm comm);
-// Alltoall of `n` long longs per rank over comm (nonblocking: Bruck).
-Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm);
+// Alltoall of `n` long longs per rank over comm (nonblocking: Bruck along
+// `bruck`, tra_steps(P, 2) of comm: its context's, computed once).
+Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm,
+                      const std::vector<schedule::Step>& bruck);
 
 
 // A datatype of exactly `bytes` contiguous bytes (any size, int-safe).

@@ -60,7 +60,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
     }
   int rc = MPI_SUCCESS;
   if (!c.plan || !c.plan->take(sizes_in.data(), NQ)) {  // a plan's start replays what its init recorded
-    rc = co_await alltoall_ll(sizes_out.data(), sizes_in.data(), N, node_ctx->comm);
+    rc = co_await alltoall_ll(sizes_out.data(), sizes_in.data(), N, node_ctx->comm, node_ctx->tra_steps(2));
     if (rc != MPI_SUCCESS) co_return rc;
     c.stats.meta_bytes_sent += static_cast<long long>(sizeof(long long)) * N * (Q - 1);
     if (c.plan) c.plan->record(sizes_in.data(), NQ);

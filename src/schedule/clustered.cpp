@@ -69,12 +69,12 @@ std::vector<PeerStep> clustered_plan(const std::vector<std::vector<int>>& ranks_
     if (at == active.end()) break;  // retired: every step of this rank is behind
     const int current = size(active.front());
     const int k = static_cast<int>(active.size()), j = static_cast<int>(at - active.begin());
+    const bool sender = done <= local && local < current;
     for (int i = 0; i < k; ++i) {
       // 1-factor i pairs position j with (i - j) mod k; the smaller one is U.
       const int partner = ((i - j) % k + k) % k;
       const auto& U = ranks_of_node[active[std::min(j, partner)]];
       const auto& V = ranks_of_node[active[std::max(j, partner)]];
-      const bool sender = done <= local && local < current;
       if (partner == j) {  // within the node, one way: U[l] sends to all of V in turn
         for (int l = done; l < current; ++l)
           if (l != local) plan.push_back({U[l], false, true});
