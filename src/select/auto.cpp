@@ -341,7 +341,7 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
     m.oversubscribed = ctx.oversubscribed;
     // Time-sliced machines are measured too: their rounds cost what the
     // rounds measured with every rank taking part cost.
-    if (given != kAllCostKeys && ctx.size > 1 && !(ctx.reads_world && job_machine(m))) {
+    if (!whole_model(given) && ctx.size > 1 && !(ctx.reads_world && job_machine(m))) {
       const double t0 = MPI_Wtime();
       if (const int rc = measure_machine(ctx, m)) return rc;
       if (ctx.teaches_world) remember_job_machine(m);

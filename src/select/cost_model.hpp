@@ -198,8 +198,13 @@ bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given,
 // m as A2A_COST_MODEL's scalar keys, then shm's copy curves in microseconds
 // per block size ("; shm segment 16K:1.2 64K:4.8 ...; cma ...").
 std::string describe_costs(const MachineCosts& m);
-// The keys set in `keys` (parse_cost_model's `given`) copied from `given` into m.
+// The keys set in `keys` (parse_cost_model's `given`) copied from `given`
+// into m; a link's alpha or beta given drops its measured curve (`at`),
+// which would otherwise price its messages instead of them.
 void apply_cost_keys(MachineCosts& m, const MachineCosts& given, unsigned keys);
 constexpr unsigned kAllCostKeys = 0x3f;
+// Whether the keys given make a whole model, so nothing is measured
+// (the optional keys besides).
+constexpr bool whole_model(unsigned keys) { return (keys & kAllCostKeys) == kAllCostKeys; }
 
 }  // namespace a2a::detail

@@ -272,6 +272,17 @@ TEST(CostModel, EnvironmentText) {
   EXPECT_DOUBLE_EQ(applied.seg[2], m.seg[2]);
   EXPECT_DOUBLE_EQ(applied.intra.alpha, 0);  // not given: left alone
   EXPECT_NE(describe_costs(m).find("round=3e-05"), std::string::npos) << describe_costs(m);
+  // A whole model with optional keys besides is still whole: nothing measured.
+  EXPECT_TRUE(whole_model(kAllCostKeys | 1u << 7 | 1u << 8));
+  EXPECT_FALSE(whole_model((kAllCostKeys & ~1u) | 1u << 7));
+  // A link's alpha or beta given replaces its measured curve; the other link keeps its own.
+  MachineModel measured;
+  for (int i = 0; i < kLinkSizes; ++i) measured.intra.at[i] = measured.inter.at[i] = 1e-3;
+  given = 0;
+  ASSERT_TRUE(parse_cost_model("beta_intra=1e-10", m, given, err)) << err;
+  apply_cost_keys(measured, m, given);
+  EXPECT_DOUBLE_EQ(link_seconds(measured.intra, 1 << 16), measured.intra.alpha + 1e-10 * 65536);
+  EXPECT_DOUBLE_EQ(measured.inter.at[1], 1e-3);
   for (const char* bad : {"alpha=1", "alpha_intra", "alpha_intra=", "alpha_intra=x", "alpha_intra=-1", "copy=2",
                           "alpha_intra=1e-6;beta_intra=1", "alpha_intra=nan"}) {
     err.clear();
