@@ -6,6 +6,7 @@ Prints markdown; with --update, replaces the text between the markers
 <!-- parity begin --> and <!-- parity end --> of that file.
 """
 import argparse
+import collections
 import csv
 import glob
 import math
@@ -139,7 +140,9 @@ def apps(d):
         name, P = re.search(r"apps-(.+)-p(\d+)\.(?:txt|tsv)", path).groups()
         return name, int(P)
 
-    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.txt")), key=by_p):
+    # Only a phase's own files (apps-NAME-pP.txt), not copies kept beside them under another suffix.
+    paths = [p for p in glob.glob(os.path.join(d, "apps-*-p*.txt")) if re.search(r"apps-.+-p\d+\.txt$", p)]
+    for path in sorted(paths, key=by_p):
         name, P = re.search(r"apps-(.+)-p(\d+)\.txt", path).groups()
         # One table per process (parity.sh own_apps appends them): its rows
         # native, auto and, where run, native again (the control).
@@ -158,7 +161,9 @@ def apps(d):
             continue
         ratio = [a / n for n, a, _, _ in procs]
         n, a = statistics.median(p[0] for p in procs), statistics.median(p[1] for p in procs)
-        cell = procs[0][2]
+        ran = collections.Counter(p[2] for p in procs).most_common()
+        cell = ran[0][0] if len(ran) == 1 else ", ".join(
+            f"{what} in {k} process{'es' if k > 1 else ''}" for what, k in ran)
         if len(procs) > 1:
             cell += f"; {len(procs)} processes, auto/native {min(ratio):.3f}-{max(ratio):.3f}"
             ctl = [p[3] / p[0] for p in procs if p[3]]
@@ -279,7 +284,7 @@ def trial_tables(d):
         name, P = case
         lib = next(k for k in LIBS if name.startswith(k))
         return list(LIBS).index(lib), int(P), ["alltoall", "uniform", "power-law"].index(name[len(lib) + 1:])
-    cases = sorted({re.search(r"trial-(.+)-p(\d+)-small\.csv", p).groups()
+    cases = sorted({re.search(r"trial-(.+)-p(\d+)-small\.csv", os.path.basename(p)).groups()
                     for p in glob.glob(os.path.join(d, "trial-*-small.csv"))}, key=order)
     if not cases:
         return []
