@@ -136,14 +136,17 @@ def apps(d):
            "set-ups).", ""]
     out.append("| application | P | native all-to-all s | auto all-to-all s | auto/native | auto ran, or the control |")
     out.append("|---|---|---|---|---|---|")
-    def by_p(path):
-        name, P = re.search(r"apps-(.+)-p(\d+)\.(?:txt|tsv)", path).groups()
-        return name, int(P)
+    def phase_files(ext):
+        """(name, P, path) of the phase's own apps-NAME-pP.EXT files, by name and P
+        (not copies kept beside them under another suffix)."""
+        found = []
+        for path in glob.glob(os.path.join(d, "apps-*-p*." + ext)):
+            m = re.fullmatch(r"apps-(.+)-p(\d+)\." + ext, os.path.basename(path))
+            if m:
+                found.append((m.group(1), int(m.group(2)), path))
+        return sorted(found)
 
-    # Only a phase's own files (apps-NAME-pP.txt), not copies kept beside them under another suffix.
-    paths = [p for p in glob.glob(os.path.join(d, "apps-*-p*.txt")) if re.search(r"apps-.+-p\d+\.txt$", p)]
-    for path in sorted(paths, key=by_p):
-        name, P = re.search(r"apps-(.+)-p(\d+)\.txt", path).groups()
+    for name, P, path in phase_files("txt"):
         # One table per process (parity.sh own_apps appends them): its rows
         # native, auto and, where run, native again (the control).
         procs, rows = [], []
@@ -170,8 +173,7 @@ def apps(d):
             if ctl:
                 cell += f"; native again {statistics.median(ctl):.3f} ({min(ctl):.3f}-{max(ctl):.3f})"
         out.append(f"| {name} | {P} | {n:.6f} | {a:.6f} | {statistics.median(ratio):.3f} | {cell} |")
-    for path in sorted(glob.glob(os.path.join(d, "apps-*-p*.tsv")), key=by_p):
-        name, P = re.search(r"apps-(.+)-p(\d+)\.tsv", path).groups()
+    for name, P, path in phase_files("tsv"):
         t = {"native": [], "auto": [], "control": []}
         for line in open(path):
             kind, _, s = line.split()

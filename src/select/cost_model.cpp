@@ -635,8 +635,10 @@ void apply_cost_keys(MachineCosts& m, const MachineCosts& given, unsigned keys) 
   MachineCosts g = given;
   for (int k = 0; k < kCostKeyCount; ++k) {
     if (!(keys & (1u << k))) continue;
-    if (k < 2) std::copy(std::begin(g.intra.at), std::end(g.intra.at), m.intra.at);
-    if (k == 2 || k == 3) std::copy(std::begin(g.inter.at), std::end(g.inter.at), m.inter.at);
+    if (k < 4) {  // alpha_intra, beta_intra, alpha_inter, beta_inter: the link's measured curve goes
+      LinkCost& link = k < 2 ? m.intra : m.inter;
+      std::fill(std::begin(link.at), std::end(link.at), 0.0);
+    }
     if (k < kScalarKeys) kFields[k](m) = kFields[k](g);
     else if (k == kScalarKeys) std::copy(std::begin(g.seg), std::end(g.seg), m.seg);
     else std::copy(std::begin(g.cma), std::end(g.cma), m.cma);
