@@ -427,7 +427,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   return MPI_SUCCESS;
 }
 
-Scratch& OpScratch::of(const CommContext& ctx) {
+Scratch& OpScratch::of_other(const CommContext& ctx) {
   for (auto& [c, s] : by_ctx_)
     if (c == &ctx) return *s;
   by_ctx_.emplace_back(&ctx, std::make_unique<Scratch>());

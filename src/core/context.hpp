@@ -136,12 +136,15 @@ constexpr int kFirstOpTag = 3, kLastOpTag = 32767;
 struct CommContext;
 class OpScratch {
  public:
-  Scratch& of(const CommContext& ctx);
+  Scratch& of(const CommContext& ctx) {
+    return !by_ctx_.empty() && by_ctx_.front().first == &ctx ? *by_ctx_.front().second : of_other(ctx);
+  }
   void begin_call() {
     for (auto& [ctx, s] : by_ctx_) s->begin_call();
   }
 
  private:
+  Scratch& of_other(const CommContext& ctx);
   std::vector<std::pair<const CommContext*, std::unique_ptr<Scratch>>> by_ctx_;
 };
 

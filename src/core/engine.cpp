@@ -58,15 +58,23 @@ void resume(OpState& op) {
 }
 }  // namespace
 
+namespace {
+bool wait_over(OpState& op) {
+  if (op.requests) return op.requests->test_all();
+  return !op.poll || op.poll(op.poll_arg);
+}
+}  // namespace
+
+// A resumed operation suspends on the round it posts untested
+// (WaitRequests): tested again here, so that one step runs every round
+// whose messages have arrived.
 bool progress_step(OpState& op) {
-  if (!op.resume) return false;
-  if (op.requests) {
-    if (!op.requests->test_all()) return false;
-  } else if (op.poll && !op.poll(op.poll_arg)) {
-    return false;
+  bool resumed = false;
+  while (op.resume && wait_over(op)) {
+    resume(op);
+    resumed = true;
   }
-  resume(op);
-  return true;
+  return resumed;
 }
 
 std::atomic<int> pending_count{0};

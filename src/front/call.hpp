@@ -472,12 +472,16 @@ int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg);
 // ---- nonblocking (execute.cpp, nonblocking.cpp) ----
 // execute as an operation on the engine: the same choice, the algorithm
 // run on the operation's own scratch; device buffers complete inside.
-Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg);
+Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os,
+                        std::string& msg);
 // A start of a2a's own alltoall on p, decided for it by name, its types
 // gap-free (the nonblocking hot call: one frame around the algorithm's,
-// no choice made again), and that operation.
+// no choice made again), and that operation.  Where the algorithm ran
+// without falling back, `kept` holds its block view (in the operation's
+// stats and scratch) for the next start with the same arguments to run
+// the algorithm on straight.
 bool own_start(const Prepared& p);
-Task<int> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os);
+Task<Result> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os, std::optional<UniformCall>& kept);
 
 }  // namespace a2a::detail
 

@@ -555,7 +555,7 @@ Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Sta
 // and its algorithm's scratch the operation's own.  One frame around the
 // algorithm's (with the fallback's): each costs a start about 50
 // instructions.
-Task<int> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
+Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
   ++p.ctx->calls;
   if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
   const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
@@ -618,7 +618,7 @@ bool own_start(const Prepared& p) {
          p.chosen.info->uniform;
 }
 
-Task<int> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os) {
+Task<Result> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os, std::optional<UniformCall>& kept) {
   begin_stats(st, p);
   CommContext& ctx = *p.ctx;
   if (p.chosen.info->private_comm)
@@ -628,7 +628,10 @@ Task<int> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os) {
   if (const int rc = view_blocks(a, p, os.of(ctx), st, view)) co_return rc;
   const UniformCall call = uniform_view(p, view, st, &os);
   const Result r = co_await p.chosen.info->uniform(call, p.chosen.params);
-  if (!r.fell_back()) co_return r.code();
+  if (!r.fell_back()) {
+    kept.emplace(call);
+    co_return r.code();
+  }
   co_return co_await fallback_op(call, p.chosen, p, st);
 }
 

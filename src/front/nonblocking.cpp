@@ -8,6 +8,7 @@
 // for a2a's own alltoall algorithm, stays with the completed operation for
 // that thread's next start with the same arguments.
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "a2a/a2a.h"
@@ -20,7 +21,7 @@ namespace {
 // A started operation's state (A2A_Request points to it).
 struct Operation {
   OpState state;
-  Task<int> task;
+  Task<Result> task;
   CallArgs args;
   std::unique_ptr<Prepared> owned;  // taken from the cache or made now; null for a plan's start
   Prepared* prepared = nullptr;
@@ -36,6 +37,11 @@ struct Operation {
   // arguments (`hot`: hot_repeat's test), which then takes it without the
   // cache's lookup, nor gives it back there at completion.
   HotCall hot;
+  // The block view its last run of a2a's own algorithm ran on, where that
+  // did not fall back (own_op): a start from `hot` runs the algorithm on it
+  // straight, as the blocking hot call runs on Prepared::hot_view.  Its
+  // stats and scratch are this operation's.
+  std::optional<UniformCall> view;
 };
 
 // Completed operations kept for the thread's next start (at most
@@ -43,15 +49,25 @@ struct Operation {
 // each made, as a communicator's own scratch is) and nothing is allocated
 // per start.
 constexpr size_t kSpareOps = 8;
-// initial-exec (as ThreadState's pointer): the default model's
-// __tls_get_addr cost a start and a completion a call each.
+// Reached through an initial-exec pointer (as ThreadState is): the
+// default model's __tls_get_addr cost a start and a completion a call
+// each, and so did the guard of a thread_local with a destructor.
 using SpareOps = std::vector<std::unique_ptr<Operation>>;
 #ifdef A2A_SMPI
-thread_local SpareOps spare;
+constinit thread_local SpareOps* spare_list = nullptr;
 #else
-thread_local SpareOps spare __attribute__((tls_model("initial-exec")));
+constinit thread_local SpareOps* spare_list __attribute__((tls_model("initial-exec"))) = nullptr;
 #endif
-SpareOps& spare_ops() { return spare; }
+struct SpareOwner {
+  SpareOps ops;
+  ~SpareOwner() { spare_list = nullptr; }
+};
+SpareOps& make_spare_ops() {
+  static thread_local SpareOwner owner;
+  spare_list = &owner.ops;
+  return owner.ops;
+}
+inline SpareOps& spare_ops() { return __builtin_expect(spare_list != nullptr, 1) ? *spare_list : make_spare_ops(); }
 void give_back(ThreadState& ts, std::unique_ptr<Prepared> p, const CallArgs& a);
 // A spare operation, holding no prepared call: one that kept none if any,
 // else the least recently completed, whose kept call goes back to the cache.
@@ -63,6 +79,7 @@ std::unique_ptr<Operation> new_operation(ThreadState& ts) {
   it = it == spare.begin() ? spare.begin() : it - 1;
   std::unique_ptr<Operation> op = std::move(*it);
   spare.erase(it);
+  op->view.reset();
   if (op->hot.prepared) {
     op->hot.prepared = nullptr;
     CallArgs kept = op->hot.args;  // its spec as copied (the caller's string may be gone)
@@ -90,9 +107,12 @@ std::unique_ptr<Operation> spare_for(const CallArgs& a) {
 void recycle(std::unique_ptr<Operation> op) {
   auto& spare = spare_ops();
   if (spare.size() >= kSpareOps) return;
-  op->task = Task<int>();  // its frame back to the pool
+  op->task = Task<Result>();  // its frame back to the pool
   op->state = OpState{};
-  if (!op->hot.prepared) op->owned.reset();
+  if (!op->hot.prepared) {
+    op->owned.reset();
+    op->view.reset();
+  }
   op->prepared = nullptr;
   op->plan = nullptr;
   op->agreed = false;
@@ -127,46 +147,79 @@ void give_back(ThreadState& ts, std::unique_ptr<Prepared> p, const CallArgs& a) 
   }
 }
 
-// Runs op's coroutine until its first wait (every rank starts operations
-// in one order per communicator, so what runs here, any collective set-up
-// included, is ordered as blocking calls are); pending where not done.
-void launch(Operation& op) {
-  op.state.blocking = false;
-  op.state.tag = op.prepared->ctx->next_op_tag();
-  op.task = own_start(*op.prepared)
-                ? own_op(op.args, *op.prepared, op.stats, op.scratch)
-                : execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
+// Runs op's task until its first wait; pending where not done.
+void run_until_wait(Operation& op) {
   OpState*& cur = current_op();
   OpState* outer = cur;
   cur = &op.state;
   op.task.handle().resume();
   cur = outer;
-  if (!op.task.done()) {
+  if (!op.task.done() && !op.pending) {
     op.pending = true;
     pending_add(&op.state);
   }
+}
+
+// The way to op's algorithm: execute's choice, or a2a's own alltoall
+// algorithm through own_op.
+void run_full(Operation& op) {
+  op.view.reset();
+  op.task = own_start(*op.prepared)
+                ? own_op(op.args, *op.prepared, op.stats, op.scratch, op.view)
+                : execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
+  run_until_wait(op);
+}
+
+// Runs op until its first wait (every rank starts operations in one order
+// per communicator, so what runs here, any collective set-up included, is
+// ordered as blocking calls are).  A start from the view its last run
+// kept runs the algorithm on it straight; where that falls back (fixed by
+// values every rank shares, so never where the last run did not), the
+// full way runs the registry's fallback.
+void launch(Operation& op) {
+  op.state.blocking = false;
+  op.state.tag = op.prepared->ctx->next_op_tag();
+  if (!op.view) return run_full(op);
+  const Prepared& p = *op.prepared;
+  begin_stats(op.stats, p);
+  op.scratch.begin_call();
+  op.task = p.chosen.info->uniform(*op.view, p.chosen.params);
+  run_until_wait(op);
+  if (op.task.done() && op.task.value().fell_back()) run_full(op);
+}
+
+// Whether op has completed (its task done with an MPI code); a kept
+// view's algorithm that fell back after its first wait (see launch) goes
+// the full way now.
+bool finished(Operation& op) {
+  if (!op.task.done()) return false;
+  if (!op.task.value().fell_back()) return true;
+  run_full(op);
+  return op.task.done();
 }
 
 int start(const CallArgs& a, A2A_Request* request) {
   progress_pending();
   ThreadState& ts = thread_state();
   ts.error.clear();
-  last_stats(ts);  // a hot call's lazy stats written before they are replaced
-  ts.lazy = nullptr;
   if (!request) {
     ts.error = "a2a: request is NULL";
     return MPI_ERR_ARG;
   }
   *request = A2A_REQUEST_NULL;
   const bool agreeing = agree_mode();
+  // A spare's own call again: the thread's cache untouched, so a hot
+  // call's lazy stats (ts.lazy, a call in the cache) stay valid.
   if (!agreeing)
-    if (std::unique_ptr<Operation> op = spare_for(a)) {  // a spare's own call again
+    if (std::unique_ptr<Operation> op = spare_for(a)) {
       op->args = a;
       op->prepared = op->owned.get();
       launch(*op);
       *request = reinterpret_cast<A2A_Request>(op.release());
       return MPI_SUCCESS;
     }
+  last_stats(ts);  // a hot call's lazy stats written before its call may be taken or recycled
+  ts.lazy = nullptr;
   std::unique_ptr<Operation> op = new_operation(ts);
   op->args = a;
   Prepared* found = find_prepared(ts, a);
@@ -215,10 +268,9 @@ int complete(A2A_Request* request, MPI_Status* status) {
   std::unique_ptr<Operation> op(operation(*request));
   *request = A2A_REQUEST_NULL;
   if (op->pending) pending_remove(&op->state);
-  const int rc = op->task.value();
+  const int rc = op->task.value().code();
   ThreadState& ts = thread_state();
-  last_stats(ts);
-  ts.lazy = nullptr;
+  ts.lazy = nullptr;  // replaced whole
   ts.stats = op->stats;
   if (!op->error.empty() || !ts.error.empty()) ts.error = op->error;
   if (op->plan) op->plan->active = false;
@@ -228,6 +280,7 @@ int complete(A2A_Request* request, MPI_Status* status) {
     if (!kept_before) remember_hot(op->hot, op->args, *op->owned);
   } else {
     op->hot.prepared = nullptr;
+    op->view.reset();
   }
   if (keep && !op->hot.prepared) give_back(ts, std::move(op->owned), op->args);  // else kept with the spare
   empty_status(status, rc);
@@ -296,7 +349,7 @@ extern "C" int A2A_Test(A2A_Request* request, int* flag, MPI_Status* status) {
     empty_status(status, MPI_SUCCESS);
     return MPI_SUCCESS;
   }
-  *flag = operation(*request)->task.done();
+  *flag = finished(*operation(*request));
   return *flag ? complete(request, status) : MPI_SUCCESS;
 }
 
@@ -309,7 +362,7 @@ extern "C" int A2A_Wait(A2A_Request* request, MPI_Status* status) {
     return MPI_SUCCESS;
   }
   Operation* op = operation(*request);
-  while (!op->task.done())
+  while (!finished(*op))
     if (!wait_alone(op->state)) progress_pending_slow();  // this one is pending
   return complete(request, status);
 }
@@ -330,7 +383,7 @@ extern "C" int A2A_Testall(int count, A2A_Request requests[], int* flag, MPI_Sta
   progress_pending();
   *flag = 1;
   for (int i = 0; i < count; ++i)
-    if (requests[i] != A2A_REQUEST_NULL && !operation(requests[i])->task.done()) *flag = 0;
+    if (requests[i] != A2A_REQUEST_NULL && !finished(*operation(requests[i]))) *flag = 0;
   if (!*flag) return MPI_SUCCESS;
   int err = MPI_SUCCESS;
   for (int i = 0; i < count; ++i) {

@@ -11,14 +11,18 @@ Task<int> run_zero_rotation(const UniformCall& c, const std::vector<schedule::St
   c.copy_self();
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  Scratch::Frame frame(c.work());
+  Scratch& work = c.work();
+  Scratch::Frame frame(work);
   Scratch::Region out_region, in_region;
   if (!frame.take({&out_region, &in_region})) co_return MPI_ERR_INTERN;
-  char* out = c.work().get(out_region, widest * c.bs, c.stats);
-  char* in = c.work().get(in_region, widest * c.bs, c.stats);
-  std::vector<char> own;  // an operation's own; blocking calls reuse the context's
-  std::vector<char>& moved = blocking_now() ? c.ctx.slot_flags : own;  // slot already left the send buffer
-  moved.assign(P, 0);
+  // Which slots already left the send buffer: blocking calls use the
+  // context's flags; an operation its own, after its landing blocks.
+  const bool blocking = blocking_now();
+  char* out = work.get(out_region, widest * c.bs, c.stats);
+  char* in = work.get(in_region, widest * c.bs + (blocking ? 0 : static_cast<size_t>(P)), c.stats);
+  if (blocking) c.ctx.slot_flags.assign(P, 0);
+  char* moved = blocking ? c.ctx.slot_flags.data() : in + widest * c.bs;
+  if (!blocking) std::memset(moved, 0, static_cast<size_t>(P));
   auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };
   for (const auto& s : steps) {
     size_t off = 0;
