@@ -199,11 +199,15 @@ trial() {
       for w in alltoall uniform power-law; do
         args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
         name=$lib-$w-p$np
-        # After the trial: 40 warm-up iterations (a trial takes at most 40 calls).
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i 30 -x 40 -b $batch -c -a shm -a auto \
+        # After the trial: 40 warm-up iterations (a trial takes at most 40
+        # calls).  Time-sliced ranks (P > 2) vary more per sample: with 30
+        # small and 12 large samples a cell of auto running native itself
+        # came out 1.10-1.13 of the library's in some runs.
+        small_iters=30; [ "$np" -gt 2 ] && small_iters=90
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i $small_iters -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
         # 40 samples at P = 2, where 12 left single sizes 10-30 % apart.
-        large_iters=12; [ "$np" -eq 2 ] && large_iters=40
+        large_iters=40
         "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 524288:$max -i $large_iters -x 40 -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-large.csv" >"$out/trial-$name-large.txt"
         # The first 100 calls per size, in fresh processes (5 at P = 2, 1
