@@ -56,9 +56,8 @@ void resume(OpState& op) {
   h.resume();
   cur = outer;
 }
-}  // namespace
-
-namespace {
+// Whether what op is suspended on is over (its requests done, its
+// condition met).
 bool wait_over(OpState& op) {
   if (op.requests) return op.requests->test_all();
   return !op.poll || op.poll(op.poll_arg);

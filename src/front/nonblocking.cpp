@@ -79,9 +79,9 @@ std::unique_ptr<Operation> new_operation(ThreadState& ts) {
   it = it == spare.begin() ? spare.begin() : it - 1;
   std::unique_ptr<Operation> op = std::move(*it);
   spare.erase(it);
-  op->view.reset();
-  if (op->hot.prepared) {
+  if (op->hot.prepared) {  // a spare without one kept no view either (recycle)
     op->hot.prepared = nullptr;
+    op->view.reset();
     CallArgs kept = op->hot.args;  // its spec as copied (the caller's string may be gone)
     kept.spec = op->hot.spec;
     kept.spec_owned = false;
@@ -279,8 +279,7 @@ int complete(A2A_Request* request, MPI_Status* status) {
   if (keep && rc == MPI_SUCCESS && (kept_before || own_start(*op->owned))) {
     if (!kept_before) remember_hot(op->hot, op->args, *op->owned);
   } else {
-    op->hot.prepared = nullptr;
-    op->view.reset();
+    op->hot.prepared = nullptr;  // its view goes with it (recycle)
   }
   if (keep && !op->hot.prepared) give_back(ts, std::move(op->owned), op->args);  // else kept with the spare
   empty_status(status, rc);

@@ -20,9 +20,9 @@ Task<int> run_zero_rotation(const UniformCall& c, const std::vector<schedule::St
   const bool blocking = blocking_now();
   char* out = work.get(out_region, widest * c.bs, c.stats);
   char* in = work.get(in_region, widest * c.bs + (blocking ? 0 : static_cast<size_t>(P)), c.stats);
-  if (blocking) c.ctx.slot_flags.assign(P, 0);
+  if (blocking) c.ctx.slot_flags.resize(P);
   char* moved = blocking ? c.ctx.slot_flags.data() : in + widest * c.bs;
-  if (!blocking) std::memset(moved, 0, static_cast<size_t>(P));
+  std::memset(moved, 0, static_cast<size_t>(P));
   auto home = [&](int i) { return c.recv_block(mod(p - static_cast<long long>(dir) * i, P)); };
   for (const auto& s : steps) {
     size_t off = 0;
