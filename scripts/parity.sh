@@ -22,7 +22,8 @@
 #             alltoall and alltoallv (uniform, power-law), 16 B .. 8 MiB,
 #             Open MPI with single copy (CMA) and without, and MPICH at
 #             P = 2 (-a shm -a auto, -b 4 at P = 2 as issue 27 measured,
-#             40 warm-up iterations: the trial's calls are not timed);
+#             40 warm-up iterations, alltoallv's small sizes 1064 calls:
+#             the trial's calls are not timed);
 #             and every one of auto's first 100 calls per size (-x 0,
 #             means; 5 processes at P = 2), its trial included
 #   overhead_vs  the overhead phase's runs alternating with the same runs on
@@ -200,11 +201,17 @@ trial() {
         args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
         name=$lib-$w-p$np
         # After the trial: 40 warm-up iterations (a trial takes at most 40
-        # calls).  Time-sliced ranks (P > 2) vary more per sample: with 30
-        # small and 12 large samples a cell of auto running native itself
-        # came out 1.10-1.13 of the library's in some runs.
-        small_iters=30; [ "$np" -gt 2 ] && small_iters=90
-        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i $small_iters -x 40 -b $batch -c -a shm -a auto \
+        # calls).  alltoallv's class of every size notices moved sizes at
+        # its next agreement on them, up to 1024 calls later (kFirstCheck;
+        # 100-310 here at small sizes), and tries then: warm-ups of 1064
+        # calls, or its trial fell in the timed samples (at P = 2, in 2 of
+        # 3 runs seen with A2A_VERBOSE=1).  Time-sliced ranks (P > 2) vary
+        # more per sample: with 30 small and 12 large samples a cell of auto
+        # running native itself came out 1.10-1.13 of the library's in some
+        # runs; at P = 2 with 30 small samples, 1.108 (alltoallv, 256 KiB).
+        small_iters=90
+        small_warm=40; [ $w != alltoall ] && small_warm=$(((1024 + 40 + batch - 1) / batch))
+        "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:262144 -i $small_iters -x $small_warm -b $batch -c -a shm -a auto \
           --csv "$out/trial-$name-small.csv" >"$out/trial-$name-small.txt"
         # 40 samples at P = 2, where 12 left single sizes 10-30 % apart.
         large_iters=40

@@ -291,9 +291,10 @@ def trial_tables(d):
     if not cases:
         return []
     out = ["**auto after its trial, and over its first 100 calls** (`scripts/parity.sh trial`: `L -n P build/a2a bench "
-           "[--collective alltoallv --workload W] -m 16:262144 -i I -x 40 -b B -c -a shm -a auto` with `-i 30 -b 4` at P = 2 "
-           "(as issue 27 measured), `-i 90 -b 2` above (calls back to back, as the trial times them; time-sliced ranks vary "
-           "more per sample), 40 warm-up iterations (the trial's calls untimed), then "
+           "[--collective alltoallv --workload W] -m 16:262144 -i 90 -x X -b B -c -a shm -a auto` with `-b 4` at P = 2 "
+           "(as issue 27 measured), `-b 2` above (calls back to back, as the trial times them), X = 40 warm-up "
+           "iterations, for alltoallv 1064 calls (its class of every size notices moved sizes up to 1024 calls late: "
+           "the trial's calls untimed), then "
            "`-m 524288:8388608 -i 40 -x 40 -b B` (a call at P = 8, 8 MiB "
            "moves 512 MiB), and for the first calls `-m 16:8388608 -i 100 -x 0 -b 1 -a auto` (the mean of all 100 "
            "timed calls per size: the first call on world, the trial and what follows; the median over 5 processes "

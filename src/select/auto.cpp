@@ -568,10 +568,10 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     c.all_candidates = c.candidates;
     c.all_native_at = c.native_at;
     c.candidates = {c.all_candidates[static_cast<size_t>(win)], c.all_candidates[static_cast<size_t>(c.native_at)]};
+    c.samples = confirmation_start(c.samples, win, c.all_native_at);
     c.native_at = 1;
     c.confirming = true;
     c.call = 0;
-    c.samples.assign(2, {});
     return MPI_SUCCESS;
   }
   c.decision = c.candidates[static_cast<size_t>(win)];

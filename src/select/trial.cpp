@@ -57,6 +57,14 @@ bool needs_confirmation(const std::vector<double>& seconds, int win, int native_
   return native > 0 && seconds[static_cast<size_t>(win)] > kConfirmAbove * native;
 }
 
+std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
+                                                        int native_at) {
+  std::vector<std::vector<TrialSample>> kept;
+  kept.push_back(std::move(samples[static_cast<size_t>(win)]));
+  kept.push_back(std::move(samples[static_cast<size_t>(native_at)]));
+  return kept;
+}
+
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
   if (lo_ >= 0 && (bytes > kSizesMoved * hi_ || bytes * kSizesMoved < lo_)) moved_ = flagged_ = true;

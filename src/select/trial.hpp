@@ -103,6 +103,13 @@ std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& sam
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
 // Whether the round's winner `win` needs the confirmation (kConfirmAbove).
 bool needs_confirmation(const std::vector<double>& seconds, int win, int native_at);
+// The confirmation's samples to start from: the round's of `win` and of
+// native, in that order (its candidates'), taken out of `samples`.  The
+// confirmation decides on both rounds' (8 per rank; on its own 4, ties of
+// 0.4 us calls at P = 2 went to native where shm took 0.87-0.99 of the
+// library, which native through a2a's alltoallv took 1.11-1.16 of).
+std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
+                                                        int native_at);
 
 // A decided class's drift watch on one rank: the winner's trial time and
 // the bytes it moved then, the last samples.

@@ -75,6 +75,14 @@ TEST(Trial, CloseWinnerIsConfirmed) {
   EXPECT_FALSE(needs_confirmation({1.0, 0.9}, 1, 1));       // native won
   EXPECT_FALSE(needs_confirmation({0.9, 1.0}, 0, -1));      // no native to confirm against
   EXPECT_FALSE(needs_confirmation({0.9, 0.0}, 0, 1));       // native without a time
+  // It starts from the round's samples of the two, the winner first.
+  std::vector<std::vector<TrialSample>> round = {{{1.0, 8}}, {{2.0, 8}, {2.5, 8}}, {{3.0, 8}}};
+  const auto start = confirmation_start(round, 2, 1);
+  ASSERT_EQ(start.size(), 2u);
+  ASSERT_EQ(start[0].size(), 1u);
+  EXPECT_EQ(start[0][0].seconds, 3.0);
+  ASSERT_EQ(start[1].size(), 2u);
+  EXPECT_EQ(start[1][1].seconds, 2.5);
   EXPECT_EQ(most_trial_calls(3), trial_calls(3) + trial_calls(2));
   EXPECT_EQ(most_trial_calls(1), trial_calls(1));
 }
