@@ -28,8 +28,9 @@
 #             means; 5 processes at P = 2), its trial included
 #   overhead_vs  the overhead phase's runs alternating with the same runs on
 #             another build's library (A2A_BASE=dir holding liba2a.so, default
-#             /tmp/base/build), this build's bench for both, 3 each: what a
-#             change adds to the library's call path, in one run
+#             /tmp/base/build), this build's bench for both, 3 each, for
+#             alltoall and alltoallv: what a change adds to the library's
+#             call path, in one run
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -240,8 +241,14 @@ overhead_vs() {
       for which in base new; do
         # This build's bench on either library (LD_LIBRARY_PATH before its
         # RUNPATH): the library's call path compared, not the benches'.
+        # alltoall (overhead-vs-*) and alltoallv of equal blocks (overheadv-vs-*).
         lib=$build; [ $which = base ] && lib=$base
-        LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH -np "$np" $a2a bench -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out           -a auto --csv "$out/overhead-vs-$which-p$np-$k.csv" > "$out/overhead-vs-$which-p$np-$k.txt"
+        for coll in alltoall alltoallv; do
+          name=overhead; [ $coll = alltoallv ] && name=overheadv
+          LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH -np "$np" $a2a bench --collective $coll \
+            -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto \
+            --csv "$out/$name-vs-$which-p$np-$k.csv" > "$out/$name-vs-$which-p$np-$k.txt"
+        done
       done
     done
   done

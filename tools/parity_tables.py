@@ -345,36 +345,39 @@ def trial_tables(d):
 
 def overhead_vs(d):
     """What the change adds to the call path: the overhead runs of this build
-    and of another, alternating (scripts/parity.sh overhead_vs)."""
-    paths = glob.glob(os.path.join(d, "overhead-vs-new-p*-*.csv"))
-    if not paths:
-        return []
-    runs = len(glob.glob(os.path.join(d, "overhead-vs-new-p1-*.csv")))
-    out = ["**Call overhead against an earlier build** (`scripts/parity.sh overhead_vs`: `mpirun -np P a2a bench "
-           "-m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto`, "
-           f"{runs} runs of each library alternating, this build's bench on both, `A2A_BASE` the earlier build's "
-           "library, named in the text below): what each "
-           "row adds to MPI_Alltoall's time in the same run (us per call, means of 100 back-to-back calls), the "
-           "median of the runs, before and now, and the difference.", ""]
-    cols = ["a2a/native", "plan/native", "spread-out", "auto"]
-    out.append("| P | bytes | " + " | ".join(f"{c}: before, now (diff)" for c in cols) + " |")
-    out.append("|---|---|" + "---|" * len(cols))
-    for P in sorted({re.search(r"-p(\d+)-", p).group(1) for p in paths}, key=int):
-        added = {}
-        for which in ("base", "new"):
-            for path in glob.glob(os.path.join(d, f"overhead-vs-{which}-p{P}-*.csv")):
-                for b, v in bench_cells([path]).items():
-                    for c in cols:
-                        if c in v:
-                            added.setdefault((which, b, c), []).append(
-                                float(v[c]["median_us"]) - float(v["native"]["median_us"]))
-        for b in sorted({k[1] for k in added}):
-            cells = []
-            for c in cols:
-                before, now = (statistics.median(added.get((w, b, c), [float("nan")])) for w in ("base", "new"))
-                cells.append(f"{before:+.3f}, {now:+.3f} ({now - before:+.3f})")
-            out.append(f"| {P} | {size(b)} | " + " | ".join(cells) + " |")
-    out.append("")
+    and of another, alternating (scripts/parity.sh overhead_vs), alltoall's
+    table and alltoallv's."""
+    out = []
+    for name, coll, native in (("overhead", "alltoall", "MPI_Alltoall"), ("overheadv", "alltoallv", "MPI_Alltoallv")):
+        paths = glob.glob(os.path.join(d, f"{name}-vs-new-p*-*.csv"))
+        if not paths:
+            continue
+        runs = len(glob.glob(os.path.join(d, f"{name}-vs-new-p1-*.csv")))
+        out += [f"**Call overhead against an earlier build, {coll}** (`scripts/parity.sh overhead_vs`: "
+                f"`mpirun -np P a2a bench --collective {coll} -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native "
+                f"-a plan/native -a spread-out -a auto`, {runs} runs of each library alternating, this build's bench "
+                "on both, `A2A_BASE` the earlier build's library, named in the text below): what each "
+                f"row adds to {native}'s time in the same run (us per call, means of 100 back-to-back calls), the "
+                "median of the runs, before and now, and the difference.", ""]
+        cols = ["a2a/native", "plan/native", "spread-out", "auto"]
+        out.append("| P | bytes | " + " | ".join(f"{c}: before, now (diff)" for c in cols) + " |")
+        out.append("|---|---|" + "---|" * len(cols))
+        for P in sorted({re.search(r"-p(\d+)-", p).group(1) for p in paths}, key=int):
+            added = {}
+            for which in ("base", "new"):
+                for path in glob.glob(os.path.join(d, f"{name}-vs-{which}-p{P}-*.csv")):
+                    for b, v in bench_cells([path]).items():
+                        for c in cols:
+                            if c in v:
+                                added.setdefault((which, b, c), []).append(
+                                    float(v[c]["median_us"]) - float(v["native"]["median_us"]))
+            for b in sorted({k[1] for k in added}):
+                cells = []
+                for c in cols:
+                    before, now = (statistics.median(added.get((w, b, c), [float("nan")])) for w in ("base", "new"))
+                    cells.append(f"{before:+.3f}, {now:+.3f} ({now - before:+.3f})")
+                out.append(f"| {P} | {size(b)} | " + " | ".join(cells) + " |")
+        out.append("")
     return out
 
 

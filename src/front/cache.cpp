@@ -37,9 +37,9 @@ struct Owner {
 CallGlobals call_globals;
 
 #ifdef A2A_SMPI
-thread_local ThreadState* current_thread_state = nullptr;
+constinit thread_local ThreadState* current_thread_state = nullptr;
 #else
-thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
+constinit thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec"))) = nullptr;
 #endif
 
 ThreadState& make_thread_state() {

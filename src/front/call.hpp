@@ -165,19 +165,21 @@ bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], con
 // calls) every dependent load a call makes before the library's costs a
 // miss: this is the shortest chain (thread state, then the class).
 constexpr int kHotRanks = 8;  // alltoallv's counts copied up to this P
-struct HotCall {
+struct alignas(64) HotCall {
+  // What a repeated call's test reads comes first: three cache lines and
+  // the counts' first (at P <= 4 all of them).
   Prepared* prepared = nullptr;  // null: none
-  bool own = false;              // runs a2a's algorithm (run_hot_own), not the library's
-  bool derived_types = false;  // the prepared call's, and its stale_at
-  uint64_t stale_at = 0;
-  CallArgs args;
-  MPI_Comm on = MPI_COMM_NULL;  // where the library runs
-  ClassState* cls = nullptr;    // the prepared call's class and its generation then
+  uint64_t stale_at = 0;         // the prepared call's, and derived_types
+  ClassState* cls = nullptr;     // the prepared call's class and its generation then
   unsigned long long class_generation = 0;
+  MPI_Comm on = MPI_COMM_NULL;  // where the library runs
   int P = 0;
   unsigned spec_size = 0;
+  bool own = false;  // runs a2a's algorithm (run_hot_own), not the library's
+  bool derived_types = false;
+  CallArgs args;
   char spec[24] = {};
-  int counts[4 * kHotRanks] = {};
+  alignas(64) int counts[4 * kHotRanks] = {};
   // alltoallv, for a call whose counts or buffers alone are new (hot_new_blocks): this
   // rank, the types' layout, and the bytes the last call sent to others
   // (its stats', where they are not the prepared call's).
@@ -228,10 +230,11 @@ ThreadState& make_thread_state();
 // initial-exec: one load from the thread pointer, no call (the pointer is all
 // the static TLS it takes).  SMPI loads a copy of the program per simulated
 // rank, which static TLS could not hold.
+// constinit: no dynamic initialisation, so no TLS wrapper's check per call.
 #ifdef A2A_SMPI
-extern thread_local ThreadState* current_thread_state;
+extern constinit thread_local ThreadState* current_thread_state;
 #else
-extern thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec")));
+extern constinit thread_local ThreadState* current_thread_state __attribute__((tls_model("initial-exec")));
 #endif
 inline ThreadState& thread_state() {
   ThreadState* t = current_thread_state;
@@ -250,6 +253,9 @@ inline ThreadState& thread_state() {
 struct alignas(64) CallGlobals {
   std::atomic<uint64_t> generation{1}, comm_generation{1};
   std::atomic<int> agree{-1};
+  // The specs of calls that pass NULL (config's, by collective), once
+  // read (null before: default_spec reads the configuration).
+  std::atomic<const char*> spec[2] = {nullptr, nullptr};
 };
 extern CallGlobals call_globals;
 inline uint64_t generation() { return call_globals.generation.load(std::memory_order_acquire); }
@@ -419,24 +425,58 @@ int run_hot_own(const CallArgs& a, Prepared& p, Stats& st);
 // program whose counts change every call (a graph shuffle, its buffers
 // resized) then reaches the library without preparing each call.
 bool hot_new_blocks(HotCall& h, const CallArgs& a);
-// True where a is the hot call again, no class event is due and the class
-// has not changed its decision: the class's count advances, and the caller
-// runs library_call on h.on (execute's hot path, without its frame or its
-// stats, left to last_stats).
-inline bool hot_repeat(HotCall& h, const CallArgs& a) {
-  if (!h.prepared || !current(h.derived_types, h.stale_at) || !same_shape(h.args, a) ||
-      !same_spec(h.args, h.spec, h.spec_size, a))
+// The hot call's four arrays (P <= kHotRanks) against a's: word compares
+// of a size known here, no call (same_counts loops).
+template <int P>
+inline bool hot_counts_equal(const int* c, const CallArgs& a) {
+  constexpr size_t n = sizeof(int) * P;
+  return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
+         std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
+}
+[[gnu::noinline]] inline bool hot_same_counts_any(const int* c, int P, const CallArgs& a) {
+  static_assert(kHotRanks == 8);
+  switch (P) {
+    case 1: return hot_counts_equal<1>(c, a);
+    case 2: return hot_counts_equal<2>(c, a);
+    case 3: return hot_counts_equal<3>(c, a);
+    case 4: return hot_counts_equal<4>(c, a);
+    case 5: return hot_counts_equal<5>(c, a);
+    case 6: return hot_counts_equal<6>(c, a);
+    case 7: return hot_counts_equal<7>(c, a);
+    case 8: return hot_counts_equal<8>(c, a);
+    default: return false;
+  }
+}
+// P = 2 inline (the calls whose every line counts), others out of line.
+inline bool hot_same_counts(const int* c, int P, const CallArgs& a) {
+  return P == 2 ? hot_counts_equal<2>(c, a) : hot_same_counts_any(c, P, a);
+}
+// True where a (a call of collective C) is the hot call again, no class
+// event is due and the class has not changed its decision: the class's
+// count advances, and the caller runs library_call on h.on (execute's hot
+// path, without its frame or its stats, left to last_stats).  C known at
+// compile time: alltoallv's counts (0) and alltoall's arrays go unread.
+template <Collective C>
+inline bool hot_repeat_of(HotCall& h, const CallArgs& a) {
+  if (!h.prepared || !current(h.derived_types, h.stale_at) || h.args.comm != a.comm || h.args.coll != C ||
+      h.args.stype != a.stype || h.args.rtype != a.rtype)
     return false;
+  if constexpr (C == Collective::alltoall)
+    if (h.args.scount != a.scount || h.args.rcount != a.rcount) return false;
+  if (!same_spec(h.args, h.spec, h.spec_size, a)) return false;
   ClassState* c = h.cls;
   if (class_event_due(c, h.class_generation)) return false;
-  if (!a.v()) {
+  if constexpr (C == Collective::alltoall) {
     if (!same_buffers(h.args, a)) return false;
   } else if (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls ||
-             ((!same_buffers(h.args, a) || !same_counts(h.counts, h.P, a)) && !hot_new_blocks(h, a))) {
+             ((!same_buffers(h.args, a) || !hot_same_counts(h.counts, h.P, a)) && !hot_new_blocks(h, a))) {
     return false;
   }
   if (c) ++c->since;
   return true;
+}
+inline bool hot_repeat(HotCall& h, const CallArgs& a) {
+  return a.v() ? hot_repeat_of<Collective::alltoallv>(h, a) : hot_repeat_of<Collective::alltoall>(h, a);
 }
 // A decided call of auto's class, or one outside a class, with no class
 // event due and no decision changed since it was bound: the class's count
@@ -448,9 +488,15 @@ inline bool class_quiet(const Prepared& p) {
   return true;
 }
 // The library's own collective on the user's arguments, on `on`.
+template <Collective C>
+inline int library_call_of(const CallArgs& a, MPI_Comm on) {
+  if constexpr (C == Collective::alltoallv)
+    return PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on);
+  else
+    return PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+}
 inline int library_call(const CallArgs& a, MPI_Comm on) {
-  return a.v() ? PMPI_Alltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on)
-               : PMPI_Alltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on);
+  return a.v() ? library_call_of<Collective::alltoallv>(a, on) : library_call_of<Collective::alltoall>(a, on);
 }
 // The bytes this rank moves in a call (sent and received), by which a
 // class's drift watch scales its expected time.

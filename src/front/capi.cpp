@@ -24,6 +24,17 @@ bool agree_mode() {
   return call_globals.agree.load() == 1;
 }
 
+// The spec of calls of coll that pass NULL: config's, read once.
+[[gnu::noinline, gnu::cold]] const char* read_default_spec(Collective coll) {
+  const char* s = coll == Collective::alltoall ? config().alltoall.c_str() : config().alltoallv.c_str();
+  call_globals.spec[static_cast<int>(coll)].store(s, std::memory_order_release);
+  return s;
+}
+inline const char* default_spec(Collective coll) {
+  const char* s = call_globals.spec[static_cast<int>(coll)].load(std::memory_order_acquire);
+  return __builtin_expect(s != nullptr, 1) ? s : read_default_spec(coll);
+}
+
 CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                        MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
   CallArgs a;
@@ -36,7 +47,7 @@ CallArgs alltoall_args(const void* sendbuf, int sendcount, MPI_Datatype sendtype
   a.rcount = recvcount;
   a.rtype = recvtype;
   a.comm = comm;
-  a.spec = algorithm ? algorithm : config().alltoall.c_str();
+  a.spec = algorithm ? algorithm : default_spec(Collective::alltoall);
   a.spec_owned = !algorithm;
   return a;
 }
@@ -56,7 +67,7 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
   a.rdispls = rdispls;
   a.rtype = recvtype;
   a.comm = comm;
-  a.spec = algorithm ? algorithm : config().alltoallv.c_str();
+  a.spec = algorithm ? algorithm : default_spec(Collective::alltoallv);
   a.spec_owned = !algorithm;
   return a;
 }
@@ -110,14 +121,15 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
 // A repeated call (found, no agreement) goes straight to execute, and
 // where it runs the library's own collective straight to it (the hot
 // call), its stats left for last_stats: the hot path (docs/results.md's
-// call overhead).
-int call(const CallArgs& a) {
+// call overhead).  hot_tested: call's test of the hot call failed with
+// nothing pending, no error kept and the local check (not tested again).
+[[gnu::noinline]] int call_full(const CallArgs& a, bool hot_tested) {
   progress_pending();  // weak progress: pending operations advance in every call
   ThreadState& ts = thread_state();
   if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
   const bool agree = agree_mode();
   HotCall& hot = ts.hot_of(a.coll);
-  if (__builtin_expect(!agree && hot_repeat(hot, a), 1)) {
+  if (!hot_tested && !agree && hot_repeat(hot, a)) {
     if (hot.own) {
       ts.lazy = nullptr;
       return explained(run_hot_own(a, *hot.prepared, ts.stats));
@@ -143,6 +155,29 @@ int call(const CallArgs& a) {
       matches(*ts.slot[0], a))
     remember_hot(hot, a, *ts.slot[0]);
   return explained(rc);
+}
+
+// A call of collective C: the hot call's test inline in the entry point,
+// its collective known (the arguments stay in registers), else call_full.
+// Nothing pending, no error message to clear and the local error check
+// are what call_full finds first on a hot call.
+template <Collective C>
+[[gnu::always_inline]] inline int call(const CallArgs& a) {
+  ThreadState* t = current_thread_state;
+  const bool plain = t && pending_count.load(std::memory_order_relaxed) == 0 && t->error.empty() &&
+                     call_globals.agree.load(std::memory_order_relaxed) == 0;
+  if (__builtin_expect(plain, 1)) {
+    HotCall& hot = C == Collective::alltoall ? t->hot : t->hot_v;
+    if (__builtin_expect(hot_repeat_of<C>(hot, a), 1)) {
+      if (hot.own) {
+        t->lazy = nullptr;
+        return explained(run_hot_own(a, *hot.prepared, t->stats));
+      }
+      t->lazy = hot.prepared;
+      return explained(library_call_of<C>(a, hot.on));
+    }
+  }
+  return call_full(a, plain);
 }
 
 }  // namespace
@@ -211,15 +246,15 @@ using a2a::detail::Stats;
 
 extern "C" int A2A_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, const char* algorithm) {
-  return a2a::detail::call(
+  return a2a::detail::call<a2a::detail::Collective::alltoall>(
       a2a::detail::alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, algorithm));
 }
 
 extern "C" int A2A_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm, const char* algorithm) {
-  return a2a::detail::call(a2a::detail::alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts,
-                                                       rdispls, recvtype, comm, algorithm));
+  return a2a::detail::call<a2a::detail::Collective::alltoallv>(a2a::detail::alltoallv_args(
+      sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, algorithm));
 }
 
 extern "C" int A2A_Alltoall_init(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
@@ -319,8 +354,9 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
     const std::string error = ts.error;
     char one = 0, back = 0;
     int count = 1, displ = 0;
-    call(alltoall_args(&one, 1, MPI_BYTE, &back, 1, MPI_BYTE, MPI_COMM_SELF, "native"));
-    call(alltoallv_args(&one, &count, &displ, MPI_BYTE, &back, &count, &displ, MPI_BYTE, MPI_COMM_SELF, "native"));
+    call<Collective::alltoall>(alltoall_args(&one, 1, MPI_BYTE, &back, 1, MPI_BYTE, MPI_COMM_SELF, "native"));
+    call<Collective::alltoallv>(
+        alltoallv_args(&one, &count, &displ, MPI_BYTE, &back, &count, &displ, MPI_BYTE, MPI_COMM_SELF, "native"));
     // The shim's first-call test, on a communicator of its own: 4-6 us
     // on cold code and memory in the application's first call otherwise.
     MPI_Comm fresh = MPI_COMM_NULL;
