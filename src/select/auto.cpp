@@ -563,12 +563,13 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   t.pop_back();
   int win = trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
-  if (!c.confirming && needs_confirmation(t, win, c.native_at)) {  // agreed times: every rank alike
-    tell_trial(ctx, c, t, win, "(to confirm against native)");
+  // Agreed times: every rank alike.
+  if (const int ch = c.confirming ? -1 : confirmation_challenger(t, win, c.native_at); ch >= 0) {
+    tell_trial(ctx, c, t, win, ch == win ? "(to confirm against native)" : "(to confirm against the runner-up)");
     c.all_candidates = c.candidates;
     c.all_native_at = c.native_at;
-    c.candidates = {c.all_candidates[static_cast<size_t>(win)], c.all_candidates[static_cast<size_t>(c.native_at)]};
-    c.samples = confirmation_start(c.samples, win, c.all_native_at);
+    c.candidates = {c.all_candidates[static_cast<size_t>(ch)], c.all_candidates[static_cast<size_t>(c.native_at)]};
+    c.samples = confirmation_start(c.samples, ch, c.all_native_at);
     c.native_at = 1;
     c.confirming = true;
     c.call = 0;

@@ -51,10 +51,15 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
   return native_at;
 }
 
-bool needs_confirmation(const std::vector<double>& seconds, int win, int native_at) {
-  if (native_at < 0 || win < 0 || win == native_at) return false;
+int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at) {
+  if (native_at < 0 || win < 0) return -1;
   const double native = seconds[static_cast<size_t>(native_at)];
-  return native > 0 && seconds[static_cast<size_t>(win)] > kConfirmAbove * native;
+  if (!(native > 0)) return -1;
+  if (win != native_at) return seconds[static_cast<size_t>(win)] > kConfirmAbove * native ? win : -1;
+  int best = -1;
+  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
+    if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
+  return best >= 0 && kConfirmAbove * seconds[best] < native ? best : -1;
 }
 
 std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,

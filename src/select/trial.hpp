@@ -32,11 +32,14 @@ constexpr int kTrialRounds = 4;  // rounds of one turn per candidate
 // A candidate other than native wins only at most this fraction of
 // native's time: where they tie, the library's own runs.
 constexpr double kTrialMargin = 0.97;
-// A winner other than native within this fraction of native's time is
-// confirmed by a second round of the two alone before it is kept: the
-// machine's phases move a single round's times by 10-30 %, and a wrong
-// pick costs every call after (a2a-fft at P = 2 once kept shm at 1.5x
-// native from one round).  A clearer winner is kept at once.
+// A close round is confirmed by a second round of native and the other
+// candidate alone before its winner is kept: a winner other than native
+// within this fraction of native's time, or native where another took
+// less than native's time over it.  The machine's phases move a single
+// round's times by 10-30 %, and a wrong pick costs every call after
+// (a2a-fft at P = 2 once kept shm at 1.5x native from one round; at P = 2
+// one round kept native for 0.42 us alltoallv calls where shm took 0.90
+// of the library and native through a2a 1.14).  A clear round is kept.
 constexpr double kConfirmAbove = 0.8;
 constexpr long long kSampleEvery = 64;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
@@ -101,9 +104,12 @@ std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& sam
 // another candidate takes at most `margin` of its time; then the fastest.
 // Times of 0 or less (no sample) never win.
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
-// Whether the round's winner `win` needs the confirmation (kConfirmAbove).
-bool needs_confirmation(const std::vector<double>& seconds, int win, int native_at);
-// The confirmation's samples to start from: the round's of `win` and of
+// The candidate that meets native again in a confirmation (kConfirmAbove)
+// before the round's winner `win` is kept: win where it is not native and
+// close; where native won, the fastest other where close; else -1.
+int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at);
+// The confirmation's samples to start from: the round's of `win` (the
+// challenger) and of
 // native, in that order (its candidates'), taken out of `samples`.  The
 // confirmation decides on both rounds' (8 per rank; on its own 4, ties of
 // 0.4 us calls at P = 2 went to native where shm took 0.87-0.99 of the

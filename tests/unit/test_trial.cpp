@@ -65,16 +65,20 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
   EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
 }
 
-// A close winner other than native runs a second round against native
-// alone before it is kept; a clear one, native, or no native at all not.
-TEST(Trial, CloseWinnerIsConfirmed) {
-  EXPECT_TRUE(needs_confirmation({0.9, 1.0}, 0, 1));        // within kConfirmAbove of native
-  EXPECT_TRUE(needs_confirmation({1.0, 0.85, 0.95}, 2, 1)); // the runner-up too
-  EXPECT_FALSE(needs_confirmation({0.5, 1.0}, 0, 1));       // clearly faster
-  EXPECT_FALSE(needs_confirmation({0.8, 1.0}, 0, 1));       // at the bound: kept
-  EXPECT_FALSE(needs_confirmation({1.0, 0.9}, 1, 1));       // native won
-  EXPECT_FALSE(needs_confirmation({0.9, 1.0}, 0, -1));      // no native to confirm against
-  EXPECT_FALSE(needs_confirmation({0.9, 0.0}, 0, 1));       // native without a time
+// A close round runs a second round of native and the other candidate
+// alone before its winner is kept: a close winner other than native, or
+// native where another came close; a clear round or no native at all not.
+TEST(Trial, CloseRoundIsConfirmed) {
+  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, 1), 0);         // within kConfirmAbove of native
+  EXPECT_EQ(confirmation_challenger({1.0, 0.85, 0.95}, 2, 1), 2);  // the winner, not the runner-up
+  EXPECT_EQ(confirmation_challenger({0.5, 1.0}, 0, 1), -1);        // clearly faster
+  EXPECT_EQ(confirmation_challenger({0.8, 1.0}, 0, 1), -1);        // at the bound: kept
+  EXPECT_EQ(confirmation_challenger({1.0, 0.9}, 1, 1), 0);         // native won a close round
+  EXPECT_EQ(confirmation_challenger({1.2, 1.0, 1.1}, 1, 1), 2);    // against the fastest other
+  EXPECT_EQ(confirmation_challenger({1.3, 1.0}, 1, 1), -1);        // native clearly: kept
+  EXPECT_EQ(confirmation_challenger({0.0, 1.0}, 1, 1), -1);        // no other with a time
+  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, -1), -1);       // no native to confirm against
+  EXPECT_EQ(confirmation_challenger({0.9, 0.0}, 0, 1), -1);        // native without a time
   // It starts from the round's samples of the two, the winner first.
   std::vector<std::vector<TrialSample>> round = {{{1.0, 8}}, {{2.0, 8}, {2.5, 8}}, {{3.0, 8}}};
   const auto start = confirmation_start(round, 2, 1);
