@@ -118,6 +118,18 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   return true;
 }
 
+// The hot call again (hot_repeat's test passed): a2a's own algorithm on
+// it, or the library's collective, its stats left for last_stats.
+template <Collective C>
+inline int run_hot(ThreadState& ts, HotCall& hot, const CallArgs& a) {
+  if (hot.own) {
+    ts.lazy = nullptr;
+    return explained(run_hot_own(a, *hot.prepared, ts.stats));
+  }
+  ts.lazy = hot.prepared;
+  return explained(library_call_of<C>(a, hot.on));
+}
+
 // A repeated call (found, no agreement) goes straight to execute, and
 // where it runs the library's own collective straight to it (the hot
 // call), its stats left for last_stats: the hot path (docs/results.md's
@@ -129,14 +141,8 @@ bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
   if (__builtin_expect(!ts.error.empty(), 0)) ts.error.clear();
   const bool agree = agree_mode();
   HotCall& hot = ts.hot_of(a.coll);
-  if (!hot_tested && !agree && hot_repeat(hot, a)) {
-    if (hot.own) {
-      ts.lazy = nullptr;
-      return explained(run_hot_own(a, *hot.prepared, ts.stats));
-    }
-    ts.lazy = hot.prepared;
-    return explained(library_call(a, hot.on));
-  }
+  if (!hot_tested && !agree && hot_repeat(hot, a))
+    return a.v() ? run_hot<Collective::alltoallv>(ts, hot, a) : run_hot<Collective::alltoall>(ts, hot, a);
   hot.prepared = nullptr;
   ts.lazy = nullptr;
   if (__builtin_expect(ts.time_next_call, 0) && !agree) ts.call_began = MPI_Wtime();
@@ -168,14 +174,7 @@ template <Collective C>
                      call_globals.agree.load(std::memory_order_relaxed) == 0;
   if (__builtin_expect(plain, 1)) {
     HotCall& hot = C == Collective::alltoall ? t->hot : t->hot_v;
-    if (__builtin_expect(hot_repeat_of<C>(hot, a), 1)) {
-      if (hot.own) {
-        t->lazy = nullptr;
-        return explained(run_hot_own(a, *hot.prepared, t->stats));
-      }
-      t->lazy = hot.prepared;
-      return explained(library_call_of<C>(a, hot.on));
-    }
+    if (__builtin_expect(hot_repeat_of<C>(hot, a), 1)) return run_hot<C>(*t, hot, a);
   }
   return call_full(a, plain);
 }

@@ -42,10 +42,18 @@ std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& sam
   return times;
 }
 
-int trial_winner(const std::vector<double>& seconds, int native_at, double margin) {
+namespace {
+// The fastest candidate but native with a time (above 0), or -1.
+int fastest_other(const std::vector<double>& seconds, int native_at) {
   int best = -1;
   for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
     if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
+  return best;
+}
+}  // namespace
+
+int trial_winner(const std::vector<double>& seconds, int native_at, double margin) {
+  const int best = fastest_other(seconds, native_at);
   if (native_at < 0 || seconds[native_at] <= 0) return best;
   if (best >= 0 && seconds[best] <= margin * seconds[native_at]) return best;
   return native_at;
@@ -56,9 +64,7 @@ int confirmation_challenger(const std::vector<double>& seconds, int win, int nat
   const double native = seconds[static_cast<size_t>(native_at)];
   if (!(native > 0)) return -1;
   if (win != native_at) return seconds[static_cast<size_t>(win)] > kConfirmAbove * native ? win : -1;
-  int best = -1;
-  for (int i = 0; i < static_cast<int>(seconds.size()); ++i)
-    if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
+  const int best = fastest_other(seconds, native_at);
   return best >= 0 && kConfirmAbove * seconds[best] < native ? best : -1;
 }
 

@@ -109,11 +109,11 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
 // close; where native won, the fastest other where close; else -1.
 int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at);
 // The confirmation's samples to start from: the round's of `win` (the
-// challenger) and of
-// native, in that order (its candidates'), taken out of `samples`.  The
-// confirmation decides on both rounds' (8 per rank; on its own 4, ties of
-// 0.4 us calls at P = 2 went to native where shm took 0.87-0.99 of the
-// library, which native through a2a's alltoallv took 1.11-1.16 of).
+// challenger) and of native, in that order (its candidates'), taken out
+// of `samples`.  The confirmation decides on both rounds' (8 per rank; on
+// its own 4, ties of 0.4 us calls at P = 2 went to native where shm took
+// 0.87-0.99 of the library, which native through a2a's alltoallv took
+// 1.11-1.16 of).
 std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
                                                         int native_at);
 
