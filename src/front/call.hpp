@@ -177,6 +177,9 @@ struct alignas(64) HotCall {
   unsigned spec_size = 0;
   bool own = false;  // runs a2a's algorithm (run_hot_own), not the library's
   bool derived_types = false;
+  // args.spec held the kept spec's text (its n + 1 bytes were readable
+  // there): a call passing that pointer again is compared in words.
+  bool spec_at_args = false;
   CallArgs args;
   char spec[24] = {};
   alignas(64) int counts[4 * kHotRanks] = {};
@@ -296,6 +299,23 @@ inline bool same_spec(const CallArgs& k, const char* kept, size_t n, const CallA
     if (kept[i] != a.spec[i]) return false;
   return a.spec[n] == '\0';
 }
+// m bytes (1..24) of x and y, both readable that far, in a few word loads.
+inline bool same_text(const char* x, const char* y, size_t m) {
+  auto eq = [&]<class W>(W, size_t at) {
+    W u, v;
+    std::memcpy(&u, x + at, sizeof u);
+    std::memcpy(&v, y + at, sizeof v);
+    return u == v;
+  };
+  if (m >= 8) {
+    for (size_t i = 0; i + 8 <= m; i += 8)
+      if (!eq(uint64_t{}, i)) return false;
+    return eq(uint64_t{}, m - 8);
+  }
+  if (m >= 4) return eq(uint32_t{}, 0) && eq(uint32_t{}, m - 4);
+  if (m >= 2) return eq(uint16_t{}, 0) && eq(uint16_t{}, m - 2);
+  return *x == *y;
+}
 // alltoallv's four arrays copied into c (scounts, sdispls, rcounts, rdispls).
 inline void store_counts(int* c, int P, const CallArgs& a) {
   std::copy(a.scounts, a.scounts + P, c);
@@ -399,6 +419,7 @@ inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   h.P = p.P;
   h.spec_size = static_cast<unsigned>(p.spec.size());
   std::memcpy(h.spec, p.spec.c_str(), p.spec.size() + 1);
+  h.spec_at_args = a.spec && std::strcmp(a.spec, h.spec) == 0;
   if (a.v()) {
     std::memcpy(h.counts, p.counts.data(), sizeof(int) * 4 * static_cast<size_t>(p.P));
     h.rank = p.rank;
@@ -428,7 +449,7 @@ bool hot_new_blocks(HotCall& h, const CallArgs& a);
 // The hot call's four arrays (P <= kHotRanks) against a's: word compares
 // of a size known here, no call (same_counts loops).
 template <int P>
-inline bool hot_counts_equal(const int* c, const CallArgs& a) {
+[[gnu::always_inline]] inline bool hot_counts_equal(const int* c, const CallArgs& a) {
   constexpr size_t n = sizeof(int) * P;
   return std::memcmp(c, a.scounts, n) == 0 && std::memcmp(c + P, a.sdispls, n) == 0 &&
          std::memcmp(c + 2 * P, a.rcounts, n) == 0 && std::memcmp(c + 3 * P, a.rdispls, n) == 0;
@@ -448,8 +469,14 @@ inline bool hot_counts_equal(const int* c, const CallArgs& a) {
   }
 }
 // P = 2 inline (the calls whose every line counts), others out of line.
-inline bool hot_same_counts(const int* c, int P, const CallArgs& a) {
+[[gnu::always_inline]] inline bool hot_same_counts(const int* c, int P, const CallArgs& a) {
   return P == 2 ? hot_counts_equal<2>(c, a) : hot_same_counts_any(c, P, a);
+}
+// The hot call's spec against a's: the same pointer as the kept call's
+// (one call site, the common case) in words, else byte by byte.
+inline bool hot_same_spec(const HotCall& h, const CallArgs& a) {
+  if (a.spec == h.args.spec && h.spec_at_args) return a.spec_owned || same_text(h.spec, a.spec, h.spec_size + 1);
+  return same_spec(h.args, h.spec, h.spec_size, a);
 }
 // True where a (a call of collective C) is the hot call again, no class
 // event is due and the class has not changed its decision: the class's
@@ -463,7 +490,7 @@ inline bool hot_repeat_of(HotCall& h, const CallArgs& a) {
     return false;
   if constexpr (C == Collective::alltoall)
     if (h.args.scount != a.scount || h.args.rcount != a.rcount) return false;
-  if (!same_spec(h.args, h.spec, h.spec_size, a)) return false;
+  if (!hot_same_spec(h, a)) return false;
   ClassState* c = h.cls;
   if (class_event_due(c, h.class_generation)) return false;
   if constexpr (C == Collective::alltoall) {

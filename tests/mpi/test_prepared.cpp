@@ -364,6 +364,52 @@ TEST(Prepared, HotNativeCallsSeeEveryChange) {
   }
 }
 
+// The hot call's spec is compared in words where the same string comes
+// again (hot_same_spec): an edit in place of one character, at the end,
+// within the last word or the terminator, must be seen, whether it makes
+// another valid spec or an unknown one (an error, not the hot call).
+TEST(Prepared, HotSpecEditedInPlace) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> s(2 * P), r(2 * P), cnt(P, 2), dsp(P);
+  for (int i = 0; i < P; ++i) dsp[i] = 2 * i;
+  char spec[32];
+  struct Edit {
+    const char *hot, *then;
+    bool valid;
+  };
+  const Edit edits[] = {{"native", "nativ", false},       {"native", "natives", false},
+                        {"shm", "sh", false},             {"shm", "shm:", false},
+                        {"pairwise", "pairwisf", false},  {"spread-out", "spread-ou", false},
+                        {"spread-out", "pairwise", true}, {"scattered:block=4", "scattered:block=x", false},
+                        {"scattered:block=4", "scattered:block=5", true}, {"native", "shm", true}};
+  int call = 0;
+  for (const bool v : {false, true})
+    for (const Edit& e : edits) {
+      for (const char* now : {e.hot, e.hot, e.hot, e.then, e.hot}) {
+        std::strcpy(spec, now);
+        for (int d = 0; d < P; ++d)
+          for (int j = 0; j < 2; ++j) s[2 * d + j] = value(rank, d, j, call);
+        std::fill(r.begin(), r.end(), -1);
+        const int rc = v ? A2A_Alltoallv(s.data(), cnt.data(), dsp.data(), MPI_INT, r.data(), cnt.data(), dsp.data(),
+                                         MPI_INT, MPI_COMM_WORLD, spec)
+                         : A2A_Alltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, spec);
+        const bool should_run = now == e.hot || e.valid;
+        EXPECT_EQ(rc == MPI_SUCCESS, should_run) << e.hot << " -> " << now << (v ? " (alltoallv)" : "");
+        if (!should_run) continue;
+        // The stats' name: the spec itself where it has knobs, else begun by it.
+        const std::string name = ran(), want = now;
+        EXPECT_EQ(want.find(':') == std::string::npos ? name.substr(0, want.size()) : name, want)
+            << e.hot << " -> " << now;
+        long long wrong = 0;
+        for (int src = 0; src < P; ++src)
+          for (int j = 0; j < 2; ++j) wrong += r[2 * src + j] != value(src, rank, j, call);
+        EXPECT_EQ(wrong, 0) << e.hot << " -> " << now;
+        ++call;
+      }
+    }
+}
+
 // A rank whose call is the hot one must still join the agreement once the
 // error check is `agree`: here the other ranks' calls are wrong (their
 // blocks differ from rank 0's), and every rank must return the error;
