@@ -1,11 +1,10 @@
 #include "core/engine.hpp"
 
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
 #include <mutex>
 #include <new>
-#include <vector>
+#include <type_traits>
 
 #include "core/transport.hpp"
 
@@ -79,48 +78,68 @@ bool progress_step(OpState& op) {
 std::atomic<int> pending_count{0};
 
 namespace {
+// Linked through the operations themselves (OpState::prev_pending,
+// next_pending): adding and removing one take a few stores, no search and
+// no allocation (a vector's erase cost a nonblocking call 50 instructions).
 struct Pending {
   std::mutex lock;
-  std::vector<OpState*> ops;  // in start order
+  OpState* head = nullptr;  // in start order
+  OpState* tail = nullptr;
+  int count = 0;
 };
-Pending& pending() {
-  static Pending* p = new Pending;  // never destroyed: operations may outlive static destruction order
-  return *p;
-}
+// Nothing to destroy at exit (operations may outlive static destruction).
+static_assert(std::is_trivially_destructible_v<Pending>);
+constinit Pending pending_list;
 
 // Under MPI_THREAD_MULTIPLE any thread may start or step operations while
 // another does; below it the program's calls into MPI (and a2a) take
-// turns, and the list needs no lock (two atomic operations a call each).
+// turns, and the list needs no lock.  Asked of MPI once (0: not yet).
+std::atomic<int> thread_level_known{0};  // 1: below MULTIPLE, 2: MULTIPLE
 bool threads_multiple() {
-  static const bool multiple = [] {
+  int known = thread_level_known.load(std::memory_order_relaxed);
+  if (__builtin_expect(known == 0, 0)) {
     int level = MPI_THREAD_SINGLE;
     MPI_Query_thread(&level);
-    return level >= MPI_THREAD_MULTIPLE;
-  }();
-  return multiple;
+    known = level >= MPI_THREAD_MULTIPLE ? 2 : 1;
+    thread_level_known.store(known, std::memory_order_relaxed);
+  }
+  return known == 2;
 }
-std::unique_lock<std::mutex> lock_pending() {
-  return threads_multiple() ? std::unique_lock<std::mutex>(pending().lock) : std::unique_lock<std::mutex>();
+// f on the list, under its lock where threads may race.
+template <class F>
+void with_pending(F f) {
+  if (threads_multiple()) {
+    const std::lock_guard<std::mutex> guard(pending_list.lock);
+    f(pending_list);
+  } else {
+    f(pending_list);
+  }
 }
 }  // namespace
 
 void pending_add(OpState* op) {
-  const auto guard = lock_pending();
-  pending().ops.push_back(op);
-  pending_count.store(static_cast<int>(pending().ops.size()), std::memory_order_relaxed);
+  with_pending([op](Pending& p) {
+    op->prev_pending = p.tail;
+    op->next_pending = nullptr;
+    (p.tail ? p.tail->next_pending : p.head) = op;
+    p.tail = op;
+    pending_count.store(++p.count, std::memory_order_relaxed);
+  });
 }
 
 void pending_remove(OpState* op) {
-  const auto guard = lock_pending();
-  auto& ops = pending().ops;
-  ops.erase(std::remove(ops.begin(), ops.end(), op), ops.end());
-  pending_count.store(static_cast<int>(ops.size()), std::memory_order_relaxed);
+  with_pending([op](Pending& p) {
+    (op->prev_pending ? op->prev_pending->next_pending : p.head) = op->next_pending;
+    (op->next_pending ? op->next_pending->prev_pending : p.tail) = op->prev_pending;
+    op->prev_pending = op->next_pending = nullptr;
+    pending_count.store(--p.count, std::memory_order_relaxed);
+  });
 }
 
 bool wait_alone(OpState& op) {
-  if (threads_multiple() || engine_thread.stepping || !op.resume || !op.requests) return false;
-  auto& ops = pending().ops;
-  if (ops.size() != 1 || ops[0] != &op) return false;
+  if (threads_multiple() || engine_thread.stepping || !op.resume || !op.requests || pending_list.head != &op ||
+      op.next_pending)
+    return false;
   engine_thread.stepping = true;
   op.requests->wait_all();
   resume(op);
@@ -133,11 +152,13 @@ void progress_pending_slow() {
   if (inside) return;
   std::unique_lock<std::mutex> guard;
   if (threads_multiple()) {
-    guard = std::unique_lock<std::mutex>(pending().lock, std::try_to_lock);
+    guard = std::unique_lock<std::mutex>(pending_list.lock, std::try_to_lock);
     if (!guard) return;  // another thread steps them now
   }
   inside = true;
-  for (OpState* op : pending().ops) progress_step(*op);
+  // A step completes no operation (completion is the caller's wait or
+  // test) and starts none: the list stays as it is meanwhile.
+  for (OpState* op = pending_list.head; op; op = op->next_pending) progress_step(*op);
   inside = false;
 }
 

@@ -33,6 +33,9 @@ struct OpState {
   RequestSet* requests = nullptr;
   bool (*poll)(void*) = nullptr;
   void* poll_arg = nullptr;
+  // Its neighbours in the pending list (pending_add), in start order.
+  OpState* prev_pending = nullptr;
+  OpState* next_pending = nullptr;
 };
 
 // The operation whose coroutine this thread runs (null: none; awaits then
