@@ -85,7 +85,6 @@ struct Pending {
   std::mutex lock;
   OpState* head = nullptr;  // in start order
   OpState* tail = nullptr;
-  int count = 0;
 };
 // Nothing to destroy at exit (operations may outlive static destruction).
 static_assert(std::is_trivially_destructible_v<Pending>);
@@ -123,7 +122,8 @@ void pending_add(OpState* op) {
     op->next_pending = nullptr;
     (p.tail ? p.tail->next_pending : p.head) = op;
     p.tail = op;
-    pending_count.store(++p.count, std::memory_order_relaxed);
+    // Its only writers take turns (the lock, or one thread): no read-modify-write.
+    pending_count.store(pending_count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   });
 }
 
@@ -132,7 +132,7 @@ void pending_remove(OpState* op) {
     (op->prev_pending ? op->prev_pending->next_pending : p.head) = op->next_pending;
     (op->next_pending ? op->next_pending->prev_pending : p.tail) = op->prev_pending;
     op->prev_pending = op->next_pending = nullptr;
-    pending_count.store(--p.count, std::memory_order_relaxed);
+    pending_count.store(pending_count.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   });
 }
 

@@ -307,8 +307,8 @@ inline bool same_text(const char* x, const char* y, size_t m) {
     std::memcpy(&v, y + at, sizeof v);
     return u == v;
   };
-  if (m >= 8) {
-    for (size_t i = 0; i + 8 <= m; i += 8)
+  if (m >= 8) {  // whole words, then the last 8 bytes (overlapping where m is not a multiple)
+    for (size_t i = 0; i + 8 < m; i += 8)
       if (!eq(uint64_t{}, i)) return false;
     return eq(uint64_t{}, m - 8);
   }
