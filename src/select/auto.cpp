@@ -533,6 +533,32 @@ int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, st
   return MPI_SUCCESS;
 }
 
+namespace {
+void fold_trial(void* in, void* inout, int* len, MPI_Datatype*) {
+  const auto* a = static_cast<const TrialAgreement*>(in);
+  auto* b = static_cast<TrialAgreement*>(inout);
+  for (int i = 0; i < *len; ++i) trial_fold(a[i], b[i]);
+}
+
+// The trial's agreement as one element of kTrialSlots doubles (the fold
+// sees it whole) and its fold, made once.
+struct TrialReduction {
+  MPI_Datatype type = MPI_DATATYPE_NULL;
+  MPI_Op op = MPI_OP_NULL;
+};
+const TrialReduction& trial_reduction() {
+  static_assert(sizeof(TrialAgreement) == kTrialSlots * sizeof(double));
+  static const TrialReduction r = [] {
+    TrialReduction made;
+    MPI_Type_contiguous(kTrialSlots, MPI_DOUBLE, &made.type);
+    MPI_Type_commit(&made.type);
+    MPI_Op_create(&fold_trial, 1, &made.op);
+    return made;
+  }();
+  return r;
+}
+}  // namespace
+
 const AutoDecision& trial_candidate(const ClassState& c) {
   return c.candidates[static_cast<size_t>(trial_turn(c.call, static_cast<int>(c.candidates.size())))];
 }
@@ -549,18 +575,15 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   const AutoState& as = auto_state(ctx);
   const LinkCost* link = !as.model_ready ? nullptr : as.layout.ranks.size() > 1 ? &as.model.inter : &as.model.intra;
   double ref = 0;  // the bytes the times are at
-  std::vector<double> t = trial_times(c.samples, link, ctx.size, ref);
-  const std::vector<double> mine = t;
-  t.push_back(c.trial_hi);  // its mean: the size an every-size class keeps the winner for
-  // The ranks' mean of their medians: a rank descheduled in its samples
-  // (ranks time-sliced) moves it less than the largest would.
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, t.data(), n + 1, MPI_DOUBLE, MPI_SUM, ctx.user)) {
+  const std::vector<double> mine = trial_times(c.samples, link, ctx.size, ref);  // this rank's medians
+  TrialAgreement agreed = trial_pack(mine, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
+  const TrialReduction& reduction = trial_reduction();
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &agreed, 1, reduction.type, reduction.op, ctx.user)) {
     error = "a2a: auto's trial could not agree on its times";
     return rc;
   }
-  for (double& x : t) x /= ctx.size;
-  const long long tried_size = size_class(std::llround(t.back()));
-  t.pop_back();
+  const std::vector<double> t = trial_agreed_times(agreed, mine.size());
+  const long long tried_size = size_class(std::llround(trial_bytes(agreed) / ctx.size));
   int win = trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   // Agreed times: every rank alike.

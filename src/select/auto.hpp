@@ -80,7 +80,7 @@ struct ClassState {
   struct Kept {
     AutoDecision decision;
     double seconds = 0, bytes = 0, lo = 0, hi = 0;  // this rank's: the winner's trial time and bytes, the range
-    double agreed = 0;                              // the ranks' mean trial time (the check's cadence)
+    double agreed = 0;                              // the agreed trial time (the check's cadence)
   };
   std::map<long long, Kept> by_size;
   // Calls between events, each a sample (every_size: each an agreement too).

@@ -42,6 +42,26 @@ std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& sam
   return times;
 }
 
+TrialAgreement trial_pack(const std::vector<double>& medians, double bytes) {
+  TrialAgreement a;
+  for (size_t i = 0; i < medians.size() && i < kTrialSlots - 1; ++i) a.slot[i] = medians[i];
+  a.slot[kTrialSlots - 1] = bytes;
+  return a;
+}
+
+void trial_fold(const TrialAgreement& in, TrialAgreement& inout) {
+  for (int i = 0; i < kTrialSlots - 1; ++i) inout.slot[i] = std::max(inout.slot[i], in.slot[i]);
+  inout.slot[kTrialSlots - 1] += in.slot[kTrialSlots - 1];
+}
+
+std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n) {
+  std::vector<double> times;
+  for (size_t i = 0; i < n; ++i) times.push_back(i < kTrialSlots - 1 ? folded.slot[i] : 0);
+  return times;
+}
+
+double trial_bytes(const TrialAgreement& folded) { return folded.slot[kTrialSlots - 1]; }
+
 namespace {
 // The fastest candidate but native with a time (above 0), or -1.
 int fastest_other(const std::vector<double>& seconds, int native_at) {

@@ -3,14 +3,14 @@
 // cost_model.hpp), which take turns on the application's own calls, all of
 // which move the real data; each turn is kTrialRepeat calls of one
 // candidate, of which each rank times the last; after kTrialRounds rounds
-// one allreduce of every rank's median
-// per candidate (their mean) tells every rank the same times, and auto
-// keeps the winner.  Afterwards every kSampleEvery-th call of the class is timed; a
-// rank whose recent samples run kDrift times slower than the winner did in
-// its trial raises a flag, which the ranks agree on (one allreduce) every
-// `check_every` calls, starting at kFirstCheck and doubling after each check
-// that finds nothing, up to kLastCheck; a raised flag runs the trial again,
-// so that a pick that turns slow is dropped.  STAR-MPI (Faraj, Yuan and
+// one allreduce of every rank's median per candidate (the slowest rank's)
+// tells every rank the same times, and auto keeps the winner.  Afterwards
+// every kSampleEvery-th call of the class is timed; a rank whose recent
+// samples run kDrift times slower than the winner did in its trial raises
+// a flag, which the ranks agree on (one allreduce) every `check_every`
+// calls, starting at kFirstCheck and doubling after each check that finds
+// nothing, up to kLastCheck; a raised flag runs the trial again, so that a
+// pick that turns slow is dropped.  STAR-MPI (Faraj, Yuan and
 // Lowenthal, ICS 2006) selected collectives at run time this way; the model
 // keeps the trial to a few calls.
 #pragma once
@@ -99,8 +99,30 @@ double exchange_seconds(const LinkCost& link, int P, double bytes);
 std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& samples, const LinkCost* link, int P,
                                 double& ref);
 
-// The winner from the reduced times (seconds per candidate, the largest of
-// the ranks' medians): native (at native_at, -1 if not a candidate) unless
+// The ranks agree on the times by one allreduce of every rank's medians,
+// taking the slowest rank's: a call ends when its last rank leaves it.
+// The ranks' mean, used before, let an algorithm whose lightly loaded
+// ranks leave early look faster than its calls were (P = 4, power-law at
+// 4 MiB: shm 0.85 of native by the mean, 1.06 by the slowest rank's
+// median, 1.27 in a2a bench).  Each call's slowest rank (the bench's
+// statistic) was tried: on time-sliced ranks a call's maximum takes any
+// rank's lost time slice, and at P = 4 small calls kept native where shm
+// took 0.54-0.73 of it; a rank's median drops its own.  One buffer: the
+// candidates' medians, then (in its last slot) the rank's bytes, which
+// are summed (their mean names an every-size class's size).
+constexpr int kTrialSlots = 8;  // candidates at most kTrialSlots - 1 (the model proposes 3)
+struct TrialAgreement {
+  double slot[kTrialSlots] = {};
+};
+TrialAgreement trial_pack(const std::vector<double>& medians, double bytes);
+// The allreduce's fold: the slowest rank's median, the sum of the bytes.
+void trial_fold(const TrialAgreement& in, TrialAgreement& inout);
+// The n candidates' agreed times.
+std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n);
+double trial_bytes(const TrialAgreement& folded);
+
+// The winner from the agreed times (seconds per candidate,
+// trial_agreed_times): native (at native_at, -1 if not a candidate) unless
 // another candidate takes at most `margin` of its time; then the fastest.
 // Times of 0 or less (no sample) never win.
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);

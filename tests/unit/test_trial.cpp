@@ -195,3 +195,33 @@ TEST(Trial, TimesTakenToOneSize) {
   EXPECT_EQ(u[0], 2e-6);
   EXPECT_EQ(u[1], 4e-6);
 }
+
+// The agreed time is the slowest rank's median.  Rank 0 leaves shm's calls
+// early (lightly loaded), rank 1 late: the ranks' mean of medians would put
+// shm below native, which the calls, ending with rank 1, were not.
+TEST(Trial, AgreedTimesAreTheSlowestRanks) {
+  const std::vector<double> rank0 = {2.5, 5}, rank1 = {7.5, 5.5};  // shm, native
+  TrialAgreement a = trial_pack(rank0, 100), b = trial_pack(rank1, 300);
+  trial_fold(b, a);
+  const std::vector<double> t = trial_agreed_times(a, 2);
+  EXPECT_EQ(t, (std::vector<double>{7.5, 5.5}));
+  EXPECT_EQ(trial_winner(t, 1), 1);
+  EXPECT_EQ(trial_winner({(2.5 + 7.5) / 2, (5 + 5.5) / 2}, 1), 0) << "the mean of medians would have kept shm";
+  EXPECT_EQ(trial_bytes(a), 400) << "bytes are summed (their mean names the size class)";
+  // The fold is symmetric, as a commutative MPI_Op must be.
+  TrialAgreement c = trial_pack(rank1, 300);
+  trial_fold(trial_pack(rank0, 100), c);
+  for (int i = 0; i < kTrialSlots; ++i) EXPECT_EQ(c.slot[i], a.slot[i]) << i;
+}
+
+// A rank's lost time slice in one sample moves its median, not the
+// agreement: the slowest rank's median, not each call's slowest rank.
+TEST(Trial, OneLostSliceDoesNotDecide) {
+  // shm's calls 3 us, one of each rank's four lost a slice (4 ms), on
+  // different calls; native's 7 us.
+  const std::vector<std::vector<double>> shm = {{4e-3, 3e-6, 3e-6, 3e-6}, {3e-6, 4e-3, 3e-6, 3e-6},
+                                                {3e-6, 3e-6, 4e-3, 3e-6}, {3e-6, 3e-6, 3e-6, 4e-3}};
+  TrialAgreement all = trial_pack({median_of(shm[0]), 7e-6}, 0);
+  for (int r = 1; r < 4; ++r) trial_fold(trial_pack({median_of(shm[static_cast<size_t>(r)]), 7e-6}, 0), all);
+  EXPECT_EQ(trial_winner(trial_agreed_times(all, 2), 1), 0);
+}
