@@ -364,6 +364,57 @@ TEST(Prepared, HotNativeCallsSeeEveryChange) {
   }
 }
 
+// A hot native call stays hot through calls of other signatures (a
+// transpose and its inverse take turns): each call in turn sees its new
+// data and counts and names its own algorithm (its stats asked or not
+// after the hot one), and a communicator freed meanwhile is not run on
+// again, whichever handle comes back.
+TEST(Prepared, HotCallsKeptThroughOtherCalls) {
+  int rank;
+  const int P = world(rank);
+  std::vector<int> sc(P), sd(P), rc(P), rd(P);
+  std::vector<int> s1(6 * P), s2(6 * P), r1(6 * P), r2(6 * P);
+  MPI_Comm dup = MPI_COMM_NULL;
+  MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+  int call = 0;
+  for (int round = 0; round < 8; ++round) {
+    int so = 0, ro = 0;
+    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, some counts zero, changing every other round
+      sc[i] = count_of(rank, i, round / 2);
+      sd[i] = so + 1;
+      so += sc[i] + 1;
+      rc[i] = count_of(i, rank, round / 2);
+      rd[i] = ro + 1;
+      ro += rc[i] + 1;
+    }
+    if (round == 5) {  // the hot call's communicator freed; a new one (maybe the same handle) in its place
+      MPI_Comm_free(&dup);
+      MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    }
+    for (int again = 0; again < 6; ++again, ++call) {
+      const bool native = again % 2 == 0;
+      std::vector<int>& s = native ? s1 : s2;
+      std::vector<int>& r = native ? r1 : r2;
+      put_blocks(s, sc, sd, rank, call);
+      std::fill(r.begin(), r.end(), -1);
+      ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
+                              native ? dup : MPI_COMM_WORLD, native ? "native" : "spread-out"),
+                MPI_SUCCESS);
+      EXPECT_EQ(wrong_blocks(r, rc, rd, rank, call), 0) << "round " << round << " call " << again;
+      if (native && round % 2 == 0) continue;  // stats not asked: the next call's must be its own
+      EXPECT_EQ(ran(), native ? "native" : "spread-out") << "round " << round << " call " << again;
+      A2A_Stats st;
+      A2A_Last_stats(&st);
+      EXPECT_EQ(st.bytes_sent, [&] {
+        long long b = 0;
+        for (int d = 0; d < P; ++d) b += d != rank ? sc[d] * static_cast<long long>(sizeof(int)) : 0;
+        return b;
+      }()) << "round " << round << " call " << again;
+    }
+  }
+  MPI_Comm_free(&dup);
+}
+
 // The hot call's spec is compared in words where the same string comes
 // again (hot_same_spec): an edit in place of one character, at the end,
 // within the last word or the terminator, must be seen, whether it makes
