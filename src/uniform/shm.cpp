@@ -400,8 +400,8 @@ struct Exchange {
 
   // The pieces copied out, the direct blocks read, `done` raised.
   void copy_out() {
-    for (int p = 0; p < P; ++p) {
-      if (p == me) continue;
+    for (int i = 1; i < P; ++i) {
+      const int p = me + i < P ? me + i : me + i - P;  // from the next peer on: readers spread over the senders
       const char* peer = s.part[static_cast<size_t>(p)];
       const size_t block = c.recv_bytes(p);
       if (!dir.takes(block)) {
