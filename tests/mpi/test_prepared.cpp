@@ -32,6 +32,21 @@ std::string ran() {
 // Counts of rank `src` to `dst` in round r (some zero).
 int count_of(int src, int dst, int r) { return (src + 2 * dst + r) % 4; }
 
+// Round r's counts, laid out in reverse order of peer with a gap before
+// each block (some counts zero): this rank's sends in sc/sd, receives in rc/rd.
+void reversed_with_gaps(std::vector<int>& sc, std::vector<int>& sd, std::vector<int>& rc, std::vector<int>& rd,
+                        int rank, int r) {
+  int so = 0, ro = 0;
+  for (int i = static_cast<int>(sc.size()) - 1; i >= 0; --i) {
+    sc[i] = count_of(rank, i, r);
+    sd[i] = so + 1;
+    so += sc[i] + 1;
+    rc[i] = count_of(i, rank, r);
+    rd[i] = ro + 1;
+    ro += rc[i] + 1;
+  }
+}
+
 // alltoallv of ints: this rank's blocks of round r written at s's
 // displacements, and the received ints not what their source sent.
 void put_blocks(std::vector<int>& s, const std::vector<int>& sc, const std::vector<int>& sd, int rank, int r) {
@@ -79,15 +94,7 @@ TEST(Prepared, AlltoallvSeesNewCountsInTheSameArrays) {
   std::vector<int> sc(P), sd(P), rc(P), rd(P);
   std::vector<int> s(4 * P + P), r(4 * P + P);
   for (int round = 0; round < 5; ++round) {
-    int so = 0, ro = 0;
-    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, counts changing every round
-      sc[i] = count_of(rank, i, round);
-      sd[i] = so + 1;
-      so += sc[i] + 1;
-      rc[i] = count_of(i, rank, round);
-      rd[i] = ro + 1;
-      ro += rc[i] + 1;
-    }
+    reversed_with_gaps(sc, sd, rc, rd, rank, round);  // counts changing every round
     put_blocks(s, sc, sd, rank, round);
     std::fill(r.begin(), r.end(), -1);
     for (const char* spec : {"spread-out", "tuna:radix=2", "native"}) {
@@ -342,15 +349,7 @@ TEST(Prepared, HotNativeCallsSeeEveryChange) {
   int call = 0;
   for (int round = 0; round < 6; ++round) {
     std::strcpy(spec, specs[round % 3]);
-    int so = 0, ro = 0;
-    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, some counts zero, changing every other round
-      sc[i] = count_of(rank, i, round / 2);
-      sd[i] = so + 1;
-      so += sc[i] + 1;
-      rc[i] = count_of(i, rank, round / 2);
-      rd[i] = ro + 1;
-      ro += rc[i] + 1;
-    }
+    reversed_with_gaps(sc, sd, rc, rd, rank, round / 2);  // some counts zero, changing every other round
     for (int again = 0; again < 4; ++again, ++call) {
       std::vector<int>& s = round % 4 == 3 ? s2 : s1;
       put_blocks(s, sc, sd, rank, call);
@@ -378,15 +377,7 @@ TEST(Prepared, HotCallsKeptThroughOtherCalls) {
   MPI_Comm_dup(MPI_COMM_WORLD, &dup);
   int call = 0;
   for (int round = 0; round < 8; ++round) {
-    int so = 0, ro = 0;
-    for (int i = P - 1; i >= 0; --i) {  // reversed, with gaps, some counts zero, changing every other round
-      sc[i] = count_of(rank, i, round / 2);
-      sd[i] = so + 1;
-      so += sc[i] + 1;
-      rc[i] = count_of(i, rank, round / 2);
-      rd[i] = ro + 1;
-      ro += rc[i] + 1;
-    }
+    reversed_with_gaps(sc, sd, rc, rd, rank, round / 2);  // some counts zero, changing every other round
     if (round == 5) {  // the hot call's communicator freed; a new one (maybe the same handle) in its place
       MPI_Comm_free(&dup);
       MPI_Comm_dup(MPI_COMM_WORLD, &dup);
