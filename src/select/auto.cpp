@@ -165,7 +165,7 @@ void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
   const double agreement = c.agreement_seconds > 0 ? c.agreement_seconds
                            : a.model_ready        ? model_allreduce(a.layout, a.model)
                                                   : -1;
-  c.size_check = size_check_every(agreement, call_seconds);
+  c.size_check = paced_size_check(c.size_check, size_check_every(agreement, call_seconds));
 }
 
 // An every-size class takes the winner k of a size class: its time and
@@ -571,23 +571,33 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
     c.samples[turn].push_back({seconds, bytes});
   }
-  if (++c.call < trial_calls(n)) return MPI_SUCCESS;
+  const TrialReduction& reduction = trial_reduction();
+  int early = -1;  // a clear winner after kEarlyRounds rounds (not in a confirmation)
+  if (++c.call == early_calls(n) && !c.confirming && n <= kEarlyMost) {
+    TrialAgreement seen = early_pack(c.samples);
+    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &seen, 1, reduction.type, reduction.op, ctx.user)) {
+      error = "a2a: auto's trial could not agree on its times";
+      return rc;
+    }
+    if ((early = early_winner(seen, c.samples.size())) < 0) return MPI_SUCCESS;
+  } else if (c.call < trial_calls(n)) {
+    return MPI_SUCCESS;
+  }
   const AutoState& as = auto_state(ctx);
   const LinkCost* link = !as.model_ready ? nullptr : as.layout.ranks.size() > 1 ? &as.model.inter : &as.model.intra;
   double ref = 0;  // the bytes the times are at
   const std::vector<double> mine = trial_times(c.samples, link, ctx.size, ref);  // this rank's medians
   TrialAgreement agreed = trial_pack(mine, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
-  const TrialReduction& reduction = trial_reduction();
   if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &agreed, 1, reduction.type, reduction.op, ctx.user)) {
     error = "a2a: auto's trial could not agree on its times";
     return rc;
   }
   const std::vector<double> t = trial_agreed_times(agreed, mine.size());
   const long long tried_size = size_class(std::llround(trial_bytes(agreed) / ctx.size));
-  int win = trial_winner(t, c.native_at, c.margin);
+  int win = early >= 0 ? early : trial_winner(t, c.native_at, c.margin);
   if (win < 0) win = c.native_at >= 0 ? c.native_at : 0;
   // Agreed times: every rank alike.
-  if (const int ch = c.confirming ? -1 : confirmation_challenger(t, win, c.native_at); ch >= 0) {
+  if (const int ch = c.confirming || early >= 0 ? -1 : confirmation_challenger(t, win, c.native_at); ch >= 0) {
     tell_trial(ctx, c, t, win, ch == win ? "(to confirm against native)" : "(to confirm against the runner-up)");
     c.all_candidates = c.candidates;
     c.all_native_at = c.native_at;
@@ -605,7 +615,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], ref, c.trial_lo, c.trial_hi, t[w]});
   else
     c.drift.reset(mine[w], ref);
-  tell_trial(ctx, c, t, win, "(measured)");
+  tell_trial(ctx, c, t, win, early >= 0 ? "(measured, clear early)" : "(measured)");
   ++c.trials;
   if (c.confirming) {  // the full list again, for a trial after drift
     c.candidates = std::move(c.all_candidates);

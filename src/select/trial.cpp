@@ -63,6 +63,39 @@ std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n) {
 double trial_bytes(const TrialAgreement& folded) { return folded.slot[kTrialSlots - 1]; }
 
 namespace {
+constexpr int kVaried = 2 * kEarlyMost;  // early_pack's flag slot
+static_assert(kVaried < kTrialSlots - 1, "the bytes' slot stays last");
+constexpr double kNoSample = 1e30;
+}  // namespace
+
+TrialAgreement early_pack(const std::vector<std::vector<TrialSample>>& samples) {
+  TrialAgreement a;
+  const double bytes = samples.empty() || samples[0].empty() ? 0 : samples[0][0].bytes;
+  for (size_t i = 0; i < samples.size() && i < kEarlyMost; ++i) {
+    double lo = kNoSample, hi = samples[i].empty() ? kNoSample : 0;
+    for (const TrialSample& x : samples[i]) {
+      lo = std::min(lo, x.seconds), hi = std::max(hi, x.seconds);
+      if (x.bytes != bytes) a.slot[kVaried] = 1;
+    }
+    a.slot[2 * i] = hi;
+    a.slot[2 * i + 1] = samples[i].empty() ? 0 : -lo;  // none: a fastest of 0 keeps it from ending early
+  }
+  return a;
+}
+
+int early_winner(const TrialAgreement& folded, size_t n) {
+  if (n < 2 || n > kEarlyMost || folded.slot[kVaried] > 0) return -1;
+  size_t w = 0;
+  for (size_t i = 1; i < n; ++i)
+    if (folded.slot[2 * i] < folded.slot[2 * w]) w = i;
+  const double slowest = folded.slot[2 * w];
+  if (!(slowest > 0) || slowest >= kNoSample) return -1;
+  for (size_t j = 0; j < n; ++j)
+    if (j != w && -folded.slot[2 * j + 1] < kEarlyClear * slowest) return -1;
+  return static_cast<int>(w);
+}
+
+namespace {
 // The fastest candidate but native with a time (above 0), or -1.
 int fastest_other(const std::vector<double>& seconds, int native_at) {
   int best = -1;

@@ -66,6 +66,16 @@ constexpr double kSizeCheckShare = 100;
 // 1 / kSizeCheckShare of calls of call_seconds each, and at most
 // kFirstCheck; one for calls of a millisecond.
 long long size_check_every(double allreduce_seconds, double call_seconds);
+// The pace after an agreement: `wanted` (size_check_every), but at most
+// twice the pace before it (`previous`, 0 for none).  One agreement that
+// waited on a descheduled rank or on the calls' exit skew once took 80 us
+// for 9 us calls at P = 2 and paced the next 896 calls apart, over three
+// sizes of a doubling sweep: `shm`, kept from 512 KiB, ran 1.6x the
+// library at 2 MiB before the sizes' move was seen.  A cost that persists
+// still reaches its pace in a few agreements.
+constexpr long long paced_size_check(long long previous, long long wanted) {
+  return previous > 0 && wanted > 2 * previous ? 2 * previous : wanted;
+}
 
 // Calls a round of n candidates takes.
 constexpr int trial_calls(int n) { return n * kTrialRounds * kTrialRepeat; }
@@ -120,6 +130,25 @@ void trial_fold(const TrialAgreement& in, TrialAgreement& inout);
 // The n candidates' agreed times.
 std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n);
 double trial_bytes(const TrialAgreement& folded);
+
+// A clear trial ends early: after kEarlyRounds rounds one allreduce tells
+// every rank each candidate's slowest and fastest timed call over all
+// ranks, and where one candidate's slowest is kEarlyClear times faster
+// than every other's fastest, it wins without the other rounds.  A trial's
+// calls of a clear loser are most of what its first calls cost: at P = 2
+// without single copy, shm's 1.6-2x at 2-8 MiB made the first 100 calls
+// there 1.15-1.33 of the library's.  Every sample, not a median: a call
+// that lost its time slice only keeps a trial from ending early.
+constexpr int kEarlyRounds = 2;
+constexpr double kEarlyClear = 1.25;
+constexpr int kEarlyMost = 3;  // candidates an early check covers (two slots each)
+constexpr int early_calls(int n) { return n * kEarlyRounds * kTrialRepeat; }
+// A rank's samples so far (at most kEarlyMost candidates): each one's
+// slowest and, negated, fastest, whether the calls' bytes varied (their
+// times are then not comparable raw), folded by trial_fold.
+TrialAgreement early_pack(const std::vector<std::vector<TrialSample>>& samples);
+// The clear winner from the folded samples of n candidates, or -1.
+int early_winner(const TrialAgreement& folded, size_t n);
 
 // The winner from the agreed times (seconds per candidate,
 // trial_agreed_times): native (at native_at, -1 if not a candidate) unless

@@ -161,6 +161,68 @@ TEST(Trial, SizeCheckCostsOnePercent) {
   }
 }
 
+// Two ranks' samples of two rounds, folded as the allreduce does.
+TrialAgreement folded_early(const std::vector<std::vector<std::vector<double>>>& ranks, double bytes = 1024) {
+  TrialAgreement all;
+  bool first = true;
+  for (const auto& rank : ranks) {
+    std::vector<std::vector<TrialSample>> samples;
+    for (const auto& candidate : rank) {
+      samples.emplace_back();
+      for (double s : candidate) samples.back().push_back({s, bytes});
+    }
+    const TrialAgreement mine = early_pack(samples);
+    if (first) all = mine, first = false;
+    else trial_fold(mine, all);
+  }
+  return all;
+}
+
+// A trial ends early only where every timed call of the winner, on every
+// rank, beats every call of each other candidate by kEarlyClear: one lost
+// time slice can keep it going, never end it.
+TEST(Trial, EndsEarlyOnlyWhenEverySampleIsApart) {
+  static_assert(kEarlyRounds < kTrialRounds && early_calls(2) < trial_calls(2));
+  // native (0) against shm at 2x (P = 2 without single copy, 8 MiB)
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}}, {{51, 49}, {92, 88}}}), 2), 0);
+  EXPECT_EQ(early_winner(folded_early({{{90, 95}, {50, 52}}, {{92, 88}, {51, 49}}}), 2), 1);
+  // three candidates: clear only against both others
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}, {70, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 3), 0);
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}, {60, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 3), -1);
+  // medians 1.7x apart, but one of shm's calls on one rank close: go on
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}}, {{51, 49}, {60, 88}}}), 2), -1);
+  // the winner's one lost time slice: go on (never a wrong early pick)
+  EXPECT_EQ(early_winner(folded_early({{{50, 400}, {90, 95}}, {{51, 49}, {92, 88}}}), 2), -1);
+  // close (the machine's 10-30 %): the full trial decides
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {60, 58}}, {{51, 49}, {61, 62}}}), 2), -1);
+  // ranks that move different bytes (alltoallv), each in calls of one size: compared
+  TrialAgreement ranks = folded_early({{{50, 52}, {90, 95}}});
+  trial_fold(folded_early({{{51, 49}, {92, 88}}}, 4096), ranks);
+  EXPECT_EQ(early_winner(ranks, 2), 0);
+  // a rank's calls of different sizes (an every-size class): raw times not comparable
+  TrialAgreement varied = folded_early({{{50, 52}, {90, 95}}});
+  trial_fold(early_pack({{{51, 1024}, {49, 1024}}, {{92, 4096}, {88, 1024}}}), varied);
+  EXPECT_EQ(early_winner(varied, 2), -1);
+  // more candidates than the slots hold, or a candidate without samples
+  EXPECT_EQ(early_winner(folded_early({{{50}, {90}, {90}, {90}}}), 4), -1);
+  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {}}}), 2), -1);
+}
+
+// One slow agreement (a descheduled rank) must not space the next ones
+// hundreds of calls apart: the pace at most doubles per agreement, falls
+// at once, and a cost that persists reaches its pace.
+TEST(Trial, PaceAtMostDoubles) {
+  EXPECT_EQ(paced_size_check(0, 896), 896);  // the first pace: as wanted
+  EXPECT_EQ(paced_size_check(12, 896), 24);  // 80 us once for 9 us calls
+  EXPECT_EQ(paced_size_check(24, 12), 12);   // typical again: back at once
+  EXPECT_EQ(paced_size_check(12, 20), 20);
+  long long pace = 12;
+  int agreements = 0;
+  while (pace < kFirstCheck && agreements < 20) pace = paced_size_check(pace, kFirstCheck), ++agreements;
+  EXPECT_EQ(pace, kFirstCheck);
+  EXPECT_LE(agreements, 7);
+}
+
 // Where calls vary in size the candidates' timed calls moved different
 // bytes: a candidate that is 1.25x slower at every size but drew the small
 // calls (a frontier that grows while the trial runs) wins on raw times and
