@@ -557,6 +557,16 @@ const TrialReduction& trial_reduction() {
   }();
   return r;
 }
+
+// One allreduce of a trial's agreement (the early check's or the end's).
+int agree_trial(CommContext& ctx, TrialAgreement& a, std::string& error) {
+  const TrialReduction& reduction = trial_reduction();
+  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &a, 1, reduction.type, reduction.op, ctx.user)) {
+    error = "a2a: auto's trial could not agree on its times";
+    return rc;
+  }
+  return MPI_SUCCESS;
+}
 }  // namespace
 
 const AutoDecision& trial_candidate(const ClassState& c) {
@@ -571,14 +581,10 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     const size_t turn = static_cast<size_t>(trial_turn(c.call, n));
     c.samples[turn].push_back({seconds, bytes});
   }
-  const TrialReduction& reduction = trial_reduction();
   int early = -1;  // a clear winner after kEarlyRounds rounds (not in a confirmation)
   if (++c.call == early_calls(n) && !c.confirming && n <= kEarlyMost) {
     TrialAgreement seen = early_pack(c.samples);
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &seen, 1, reduction.type, reduction.op, ctx.user)) {
-      error = "a2a: auto's trial could not agree on its times";
-      return rc;
-    }
+    if (const int rc = agree_trial(ctx, seen, error)) return rc;
     if ((early = early_winner(seen, c.samples.size())) < 0) return MPI_SUCCESS;
   } else if (c.call < trial_calls(n)) {
     return MPI_SUCCESS;
@@ -588,10 +594,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   double ref = 0;  // the bytes the times are at
   const std::vector<double> mine = trial_times(c.samples, link, ctx.size, ref);  // this rank's medians
   TrialAgreement agreed = trial_pack(mine, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &agreed, 1, reduction.type, reduction.op, ctx.user)) {
-    error = "a2a: auto's trial could not agree on its times";
-    return rc;
-  }
+  if (const int rc = agree_trial(ctx, agreed, error)) return rc;
   const std::vector<double> t = trial_agreed_times(agreed, mine.size());
   const long long tried_size = size_class(std::llround(trial_bytes(agreed) / ctx.size));
   int win = early >= 0 ? early : trial_winner(t, c.native_at, c.margin);

@@ -161,7 +161,8 @@ TEST(Trial, SizeCheckCostsOnePercent) {
   }
 }
 
-// Two ranks' samples of two rounds, folded as the allreduce does.
+// Each rank's samples (per candidate, seconds), packed and folded as the
+// early check's allreduce does.
 TrialAgreement folded_early(const std::vector<std::vector<std::vector<double>>>& ranks, double bytes = 1024) {
   TrialAgreement all;
   bool first = true;
