@@ -171,10 +171,16 @@ extern "C" int MPI_Finalize(void) {
   if (verbose() && rank == 0) {
     std::lock_guard<std::mutex> guard(served_lock);
     for (const auto& [comm, s] : served()) {
-      std::fprintf(stderr, "a2a shim: communicator %s: %lld calls, %lld bytes sent by rank 0, %.6f s;",
-                   comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "(derived)", s.calls, s.bytes, s.seconds);
-      for (const auto& [alg, n] : s.algorithms) std::fprintf(stderr, " %s x%lld", alg.c_str(), n);
-      std::fprintf(stderr, "\n");
+      // One write per line: stderr is unbuffered, and the launcher forwards
+      // every write as it comes, so pieces would interleave with the
+      // application's own output.
+      char head[160];
+      std::snprintf(head, sizeof head, "a2a shim: communicator %s: %lld calls, %lld bytes sent by rank 0, %.6f s;",
+                    comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "(derived)", s.calls, s.bytes, s.seconds);
+      std::string line = head;
+      for (const auto& [alg, n] : s.algorithms) line += " " + alg + " x" + std::to_string(n);
+      line += '\n';
+      std::fputs(line.c_str(), stderr);
     }
   }
   return PMPI_Finalize();
