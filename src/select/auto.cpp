@@ -152,7 +152,9 @@ void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<d
 
 void start_watch(ClassState& c) {
   c.since = 0;
-  c.next_event = c.candidates.size() > 1 ? c.event_every() : (1LL << 62);  // one candidate: nothing to watch
+  // One candidate: nothing to watch, unless its sizes may move to where others are worth a trial.
+  const bool watch = c.candidates.size() > 1 || c.every_candidates.size() > 1;
+  c.next_event = watch ? c.event_every() : (1LL << 62);
   c.next_check = c.check_every;
 }
 
@@ -166,6 +168,33 @@ void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
                            : a.model_ready        ? model_allreduce(a.layout, a.model)
                                                   : -1;
   c.size_check = paced_size_check(c.size_check, size_check_every(agreement, call_seconds));
+}
+
+// An every-size class's trial at `bytes` (the ranks' mean of call_bytes):
+// its first trial's candidates that the model finds worth calls there.
+void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
+  const AutoState& a = auto_state(ctx);
+  if (c.every_candidates.empty() || !a.model_ready) return;
+  const long long block = every_size_block(bytes, ctx.size);
+  std::vector<std::string> specs;
+  for (const AutoDecision& d : c.every_candidates) specs.push_back(d.spec);
+  std::string left_out;
+  std::vector<size_t> kept = worth_trying(specs, model_alltoallv(a.layout, block, block, a.model));
+  c.candidates.clear();
+  c.native_at = -1;
+  for (size_t i = 0, k = 0; i < specs.size(); ++i) {
+    if (k < kept.size() && kept[k] == i) {
+      ++k;
+      if (specs[i] == "native") c.native_at = static_cast<int>(c.candidates.size());
+      c.candidates.push_back(c.every_candidates[i]);
+    } else {
+      left_out += " " + specs[i];
+    }
+  }
+  c.samples.assign(c.candidates.size(), {});
+  if (!left_out.empty() && config().verbose && ctx.rank == 0)
+    std::fprintf(stderr, "a2a auto: P=%d, %s: at blocks of %s, left out (modelled over %.1fx native):%s\n", ctx.size,
+                 c.label.c_str(), bytes_label(block).c_str(), kTrialClose, left_out.c_str());
 }
 
 // An every-size class takes the winner k of a size class: its time and
@@ -190,6 +219,7 @@ int make_class(CommContext& ctx, Collective coll, long long bytes, const std::ve
     if (const int rc = resolve(coll, spec, ctx.size, bytes, d.resolved, error)) return rc;
     if (const int rc = resolve_machine_knobs(ctx, d.resolved, error)) return rc;
     d.source = source;
+    d.spec = spec;
     if (spec == "native") c->native_at = static_cast<int>(c->candidates.size());
     c->candidates.push_back(std::move(d));
   }
@@ -280,12 +310,21 @@ bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vect
   const auto winner = std::min_element(log_ratio.begin(), log_ratio.end(),
                                        [](auto& x, auto& y) { return x.second < y.second; });
   single = winner->first;
+  // The runner-up: of the others modelled faster than native somewhere
+  // (kTrialMargin), the best over all the sizes, however far (each trial
+  // tries it only where it is worth calls at the trial's sizes: worth_trying).
+  const auto beats_native_somewhere = [&](const std::string& spec) {
+    for (const auto& t : points) {
+      const auto it = t.find(spec), native = t.find("native");
+      if (it != t.end() && native != t.end() && it->second < kTrialMargin * native->second) return true;
+    }
+    return false;
+  };
   runner_up.clear();
   double next = 0;
   for (const auto& [spec, sum] : log_ratio)
-    if (spec != single && spec != "native" && (runner_up.empty() || sum < next)) runner_up = spec, next = sum;
-  if (!runner_up.empty() && next - winner->second > static_cast<double>(points.size()) * std::log(kTrialClose))
-    runner_up.clear();
+    if (spec != single && spec != "native" && (runner_up.empty() || sum < next) && beats_native_somewhere(spec))
+      runner_up = spec, next = sum;
   return per_call < winner->second + static_cast<double>(points.size()) * std::log(0.95);
 }
 
@@ -322,6 +361,10 @@ std::vector<std::string> every_size_candidates(const std::string& pick, const st
       !(needs_duplicate(Collective::alltoallv, runner_up) && !needs_duplicate(Collective::alltoallv, pick)))
     specs.push_back(runner_up);
   return specs;
+}
+
+long long every_size_block(double mean_call_bytes, int P) {
+  return std::max(1LL, std::llround(mean_call_bytes / (2.0 * P)));
 }
 
 int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
@@ -463,6 +506,7 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;
       a.v_fixed->every_size = true;
+      if (!tuned) a.v_fixed->every_candidates = a.v_fixed->candidates;
     }
     a.v_fixed_known = 1;
   }
@@ -582,7 +626,7 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
     c.samples[turn].push_back({seconds, bytes});
   }
   int early = -1;  // a clear winner after kEarlyRounds rounds (not in a confirmation)
-  if (++c.call == early_calls(n) && !c.confirming && n <= kEarlyMost) {
+  if (++c.call == early_calls(n) && !c.confirming && n > 1 && n <= kEarlyMost) {
     TrialAgreement seen = early_pack(c.samples);
     if (const int rc = agree_trial(ctx, seen, error)) return rc;
     if ((early = early_winner(seen, c.samples.size())) < 0) return MPI_SUCCESS;
@@ -680,6 +724,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
     std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
                  c.decision.resolved.canonical.c_str(), flagged & 1 ? " runs over " : "'s calls moved ",
                  flagged & 1 ? kDrift : kSizesMoved, flagged & 1 ? "its trial time" : "from its trial's bytes");
+  if (c.every_size) narrow_to_size(ctx, c, agreed[2] / ctx.size);
   c.trial = true;
   c.call = 0;
   ++c.generation;

@@ -47,6 +47,7 @@ inline constexpr const char* kByTrial = "trial";  // a call of a trial (its cand
 
 struct AutoDecision {
   Resolved resolved;  // machine knobs resolved
+  std::string spec;   // as the model names it (worth_trying)
   const char* source = "";
 };
 
@@ -91,6 +92,9 @@ struct ClassState {
   bool confirming = false;
   std::vector<AutoDecision> all_candidates;
   int all_native_at = -1;
+  // every_size, chosen by the model: the candidates of its first trial,
+  // of which each later trial tries those worth calls at its sizes.
+  std::vector<AutoDecision> every_candidates;
 };
 
 struct AutoState {
@@ -126,13 +130,17 @@ bool same_messages_family(const std::string& spec);
 // allreduce on this layout, by the model over blocks of 1 B .. 1 GiB and
 // skews 1, 4 and 64; where not, `single` is the best pick for every size
 // (of the model's picks, native and `given`, by the geometric mean of each
-// one's time over the best) and `runner_up` the next other than native,
-// where within kTrialClose of it (else empty).  Pure.
+// one's time over the best) and `runner_up` the next other than native
+// (empty where there is none).  Pure.
 bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
                std::string& single, std::string& runner_up);
 // What the class of every size tries: the pick, native, the runner-up
 // (unless it would make the private duplicate that the pick does not).
 std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up);
+// The mean block at which its later trials price their candidates
+// (worth_trying): the ranks' mean bytes a call moves, sent and received
+// (call_bytes), over 2P.
+long long every_size_block(double mean_call_bytes, int P);
 
 // Prices alltoall's classes of every power-of-two block size up to 8 MiB,
 // smallest first, until `seconds` have passed: a program that makes a

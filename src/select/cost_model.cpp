@@ -303,6 +303,18 @@ std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked,
   return out;
 }
 
+std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked) {
+  const auto native = std::find_if(ranked.begin(), ranked.end(), [](const CostedSpec& c) { return c.spec == "native"; });
+  std::vector<size_t> out;
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const CostedSpec& c) { return c.spec == specs[i]; });
+    if (specs[i] == "native" || it == ranked.end() || native == ranked.end() ||
+        it->seconds <= kTrialClose * native->seconds)
+      out.push_back(i);
+  }
+  return out;
+}
+
 double model_allreduce(const ModelLayout& l, const MachineModel& m) {
   const int P = static_cast<int>(l.node_of.size());
   int rounds = 0;

@@ -174,6 +174,14 @@ std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, 
 // is close enough to be worth a call.
 constexpr double kTrialClose = 1.5;
 std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
+// Which of a trial's candidates (specs) are worth calls at the size of
+// `ranked`: native, those the ranking lacks, and those modelled within
+// kTrialClose of native's time.  An every-size class tries at each size it
+// meets the candidates it chose at its first: where the model prices one
+// far above the library's own there, its turns are what the trial costs
+// (`shm` at P = 2 without single copy, 2-3x the library at 2-8 MiB, made
+// the first 100 calls of each size 1.15-1.25 of the library's).
+std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked);
 
 // One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).
 double model_allreduce(const ModelLayout& layout, const MachineModel& m);

@@ -540,6 +540,55 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
   MPI_Comm_free(&comm);
 }
 
+// Where sizes move to a new class, the trial there runs only the class's
+// candidates that the model finds worth calls at the new sizes
+// (worth_trying at every_size_block), on every rank alike.  The test's
+// model (A2A_TEST_NARROW) makes shm's copies dear: a pick or runner-up at
+// small blocks, left out at large ones.
+TEST_F(Auto, EverySizeClassTriesWhatIsWorthCallsAtItsSizes) {
+  const char* text = std::getenv("A2A_COST_MODEL");
+  if (!text || !std::getenv("A2A_TEST_NARROW")) GTEST_SKIP() << "A2A_TEST_NARROW runs only";
+  a2a::detail::MachineModel m;
+  a2a::detail::CommContext* ctx = nullptr;
+  given_model(text, m, ctx);
+  if (HasFatalFailure()) return;
+  const int P = ctx->size;
+  const a2a::detail::ModelLayout layout{ctx->topology.node_of, ctx->topology.ranks};
+  std::string pick, runner_up;
+  ASSERT_FALSE(a2a::detail::sizes_pay(layout, m, {}, pick, runner_up)) << "the test's model chooses per call";
+  const std::vector<std::string> specs = a2a::detail::every_size_candidates(pick, runner_up);
+  constexpr int n = 20000;  // alltoallv_auto's counts, (s + d) % 4 * n ints
+  double total = 0;
+  for (int s = 0; s < P; ++s)
+    for (int d = 0; d < P; ++d) total += (s + d) % 4 * static_cast<double>(n) * sizeof(int);
+  const long long block = a2a::detail::every_size_block(2 * total / P, P);
+  const auto kept = a2a::detail::worth_trying(specs, a2a::detail::model_alltoallv(layout, block, block, m));
+  ASSERT_LT(kept.size(), specs.size()) << "the test's model leaves nothing out at blocks of " << block << " B";
+  std::vector<std::string> want;
+  std::string err;
+  for (size_t i : kept) {
+    a2a::detail::Resolved r;
+    ASSERT_EQ(a2a::detail::resolve(Collective::alltoallv, specs[i], P, block, r, err), MPI_SUCCESS);
+    want.push_back(r.canonical);
+  }
+  MPI_Comm comm;
+  const Ran first = every_size_class_tried(comm);
+  ASSERT_EQ(first.by, "measured");
+  std::vector<std::string> tried;
+  Ran ran;
+  for (int k = 0; k < 3 * static_cast<int>(a2a::detail::kFirstCheck); ++k) {
+    ran = alltoallv_auto(comm, n);
+    if (ran.by != "trial" && !tried.empty()) break;
+    if (ran.by == "trial" && std::find(tried.begin(), tried.end(), ran.algorithm) == tried.end())
+      tried.push_back(ran.algorithm);
+  }
+  EXPECT_EQ(ran.by, "measured");
+  std::sort(want.begin(), want.end());
+  std::sort(tried.begin(), tried.end());
+  EXPECT_EQ(tried, want);
+  MPI_Comm_free(&comm);
+}
+
 // auto's alltoallv with counts new every call (`call` picks them: some
 // zero, a graph shuffle's), the data checked.
 Ran alltoallv_new_counts(MPI_Comm comm, int call) {

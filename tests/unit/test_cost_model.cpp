@@ -190,6 +190,19 @@ TEST(CostModel, PickRuleAndTrialCandidates) {
   EXPECT_GT(model_allreduce(nodes_of({16}), flat(1, 0, 0)), 3.9);  // 4 rounds of recursive doubling
 }
 
+// A later trial of an every-size class tries, of its candidates, native,
+// those the ranking lacks and those modelled within kTrialClose of native.
+TEST(CostModel, WorthTryingAtASize) {
+  const std::vector<CostedSpec> large = {{"native", 10, 1}, {"spread-out", 10, 1}, {"shm", 15.1, 1}};
+  using Kept = std::vector<size_t>;
+  EXPECT_EQ(worth_trying({"shm", "native", "spread-out"}, large), (Kept{1, 2}));  // shm 1.51x: out
+  const std::vector<CostedSpec> close = {{"shm", 14.9, 1}, {"native", 10, 1}};
+  EXPECT_EQ(worth_trying({"shm", "native"}, close), (Kept{0, 1}));
+  EXPECT_EQ(worth_trying({"native", "tra:radix=3"}, close), (Kept{0, 1}));  // not ranked: kept
+  EXPECT_EQ(worth_trying({"native"}, close), (Kept{0}));
+  EXPECT_EQ(worth_trying({"shm", "native"}, {{"shm", 30, 1}}), (Kept{0, 1}));  // no native to compare with
+}
+
 // Time-sliced ranks: a round measured with every rank taking part costs
 // what a scheduling pass costs, far above a ping-pong's alpha, so one-round
 // algorithms win without a rule saying so; shm's flag round likewise.
