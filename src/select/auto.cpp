@@ -658,9 +658,10 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
   c.decision = c.candidates[static_cast<size_t>(win)];
   c.decision.source = kByMeasurement;
   const size_t w = static_cast<size_t>(win);
-  if (c.every_size)  // from agreed values: every rank agrees at the same calls
+  if (c.every_size) {  // from agreed values: every rank agrees at the same calls
     take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], ref, c.trial_lo, c.trial_hi, t[w]});
-  else
+    c.taken = tried_size;
+  } else
     c.drift.reset(mine[w], ref);
   tell_trial(ctx, c, t, win, early >= 0 ? "(measured, clear early)" : "(measured)");
   ++c.trials;
@@ -710,8 +711,9 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
   if (!flagged) return MPI_SUCCESS;
   if (flagged & 2) {  // to a size class tried before: its winner, untried (a drift then was of the old sizes)
     const long long now = size_class(std::llround(agreed[2] / ctx.size));
-    if (const auto it = c.by_size.find(now); it != c.by_size.end()) {
+    if (const auto it = c.by_size.find(now); it != c.by_size.end() && now != c.taken) {
       take_winner(ctx, c, it->second);
+      c.taken = now;
       ++c.generation;
       start_watch(c);
       if (config().verbose && ctx.rank == 0)

@@ -84,6 +84,12 @@ struct ClassState {
     double agreed = 0;                              // the agreed trial time (the check's cadence)
   };
   std::map<long long, Kept> by_size;
+  // The size class whose winner it runs: calls that move out of that
+  // winner's sizes but not out of its class are tried anew, not handed the
+  // same winner again (which moved again at the next agreement: at P = 2
+  // power-law 4 MiB fell in 2 MiB's class and ran native 1.38x the library,
+  // an agreement every few calls).
+  long long taken = -1;
   // Calls between events, each a sample (every_size: each an agreement too).
   long long event_every() const { return size_check > 0 ? size_check : kSampleEvery; }
   int trials = 0;  // trials run (the first and any after drift)

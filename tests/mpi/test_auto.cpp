@@ -540,6 +540,29 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
   MPI_Comm_free(&comm);
 }
 
+// Calls that move out of their trial's sizes (kSizesMoved) but stay in the
+// same size class are tried there, once: not handed that class's winner
+// again at every agreement, its sizes never theirs.  n = 8 and 15 (P = 2:
+// the ranks' mean bytes 128 and 240, one class, 1.9x).
+TEST_F(Auto, EverySizeClassTriesMovesWithinASizeClass) {
+  int P, rank;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  if (P != 2) GTEST_SKIP() << "sizes chosen for 2 ranks";
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
+  alltoallv_auto(comm, 1);  // the communicator's first call
+  const Ran first = past_trial([&] { return alltoallv_auto(comm, 8); });
+  if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
+  const auto moved = [&] { return alltoallv_auto(comm, 15); };
+  const int again_at = first_trial(moved, 3 * static_cast<int>(a2a::detail::kFirstCheck));
+  EXPECT_GE(again_at, 0) << "sizes moved 1.9x within their class, no trial";
+  EXPECT_EQ(past_trial(moved).by, "measured");
+  // Tried at these sizes: no trial again (a drift check comes no sooner than kFirstCheck calls).
+  EXPECT_EQ(trials_begun(comm, 15, static_cast<int>(a2a::detail::kFirstCheck) / 2), 0);
+  MPI_Comm_free(&comm);
+}
+
 // Where sizes move to a new class, the trial there runs only the class's
 // candidates that the model finds worth calls at the new sizes
 // (worth_trying at every_size_block), on every rank alike.  The test's
