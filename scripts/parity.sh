@@ -31,6 +31,10 @@
 #             /tmp/base/build), this build's bench for both, 3 each, for
 #             alltoall and alltoallv: what a change adds to the library's
 #             call path, in one run
+#   first_vs  auto's first 100 calls per size (as in trial) at P = 2, Open MPI
+#             with single copy and without, 7 processes of each library
+#             alternating (A2A_BASE as in overhead_vs): what a change does to
+#             the first calls, in one run
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
 # results/parity/; `python3 tools/parity_tables.py` prints the tables.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
@@ -248,6 +252,23 @@ overhead_vs() {
           LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH -np "$np" $a2a bench --collective $coll \
             -m 16:1024 -b 100 -i 300 -x 20 -a a2a/native -a plan/native -a spread-out -a auto \
             --csv "$out/$name-vs-$which-p$np-$k.csv" > "$out/$name-vs-$which-p$np-$k.txt"
+        done
+      done
+    done
+  done
+}
+
+first_vs() {
+  local base=${A2A_BASE:-/tmp/base/build} k which lib mech w
+  for k in $(seq 7); do
+    for mech in cma none; do
+      for w in alltoall uniform power-law; do
+        args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
+        for which in base new; do
+          lib=$build; [ $which = base ] && lib=$base
+          LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH --mca btl_vader_single_copy_mechanism $mech \
+            -np 2 $a2a bench "${args[@]}" -m 16:8388608 -i 100 -x 0 -b 1 -a auto \
+            --csv "$out/firstvs-$which-ompi-$mech-$w-p2-$k.csv" > "$out/firstvs-$which-ompi-$mech-$w-p2-$k.txt"
         done
       done
     done

@@ -381,12 +381,49 @@ def overhead_vs(d):
     return out
 
 
+def first_vs(d):
+    """auto's first 100 calls per size, this build against another, their
+    processes alternating (scripts/parity.sh first_vs)."""
+    paths = glob.glob(os.path.join(d, "firstvs-new-*.csv"))
+    if not paths:
+        return []
+    cases = sorted({re.search(r"firstvs-new-(.+)-p2-\d+\.csv", os.path.basename(p)).group(1) for p in paths})
+    runs = len(glob.glob(os.path.join(d, f"firstvs-new-{cases[0]}-p2-*.csv")))
+    out = ["**auto's first 100 calls against an earlier build** (`scripts/parity.sh first_vs`: `mpirun --mca "
+           "btl_vader_single_copy_mechanism M -np 2 build/a2a bench [--collective alltoallv --workload W] "
+           f"-m 16:8388608 -i 100 -x 0 -b 1 -a auto`, {runs} processes of each library alternating, this build's "
+           "bench on both, `A2A_BASE` the earlier build's library, named in the text below): per size the mean of "
+           "auto's 100 calls over the library's, the median over the processes; geometric mean and worst over "
+           "the 20 sizes; the range of single processes' geometric means.", "",
+           "| single copy | collective | before: gm | worst (at) | processes | now: gm | worst (at) | processes |",
+           "|---|---|---|---|---|---|---|---|"]
+    for case in sorted(cases, key=lambda c: (c.split("-")[1], ["alltoall", "uniform", "power-law"].index(
+            c.split("-", 2)[2]))):
+        cells = []
+        for which in ("base", "new"):
+            per, gms = {}, []
+            for path in glob.glob(os.path.join(d, f"firstvs-{which}-{case}-p2-*.csv")):
+                r = {b: float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"])
+                     for b, v in bench_cells([path]).items() if "auto" in v and "native" in v}
+                for b, x in r.items():
+                    per.setdefault(b, []).append(x)
+                gms.append(gm(list(r.values())))
+            med = {b: statistics.median(x) for b, x in per.items()}
+            w = max(med, key=med.get)
+            cells += [f"{gm(list(med.values())):.3f}", f"{med[w]:.2f} ({size(w)})", f"{min(gms):.2f}-{max(gms):.2f}"]
+        mech, w = case.split("-")[1], case.split("-", 2)[2]
+        coll = "alltoall" if w == "alltoall" else f"alltoallv {w}"
+        out.append(f"| {'CMA' if mech == 'cma' else 'none'} | {coll} | " + " | ".join(cells) + " |")
+    out.append("")
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--dir", default="results/parity")
     ap.add_argument("--update", help="markdown file whose parity markers to fill")
     args = ap.parse_args()
-    text = "\n".join(trial_tables(args.dir) + overhead_vs(args.dir) + apps(args.dir) + twins(args.dir)
+    text = "\n".join(trial_tables(args.dir) + first_vs(args.dir) + overhead_vs(args.dir) + apps(args.dir) + twins(args.dir)
                      + intra_table(args.dir))
     if not args.update:
         print(text)
