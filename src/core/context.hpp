@@ -275,6 +275,9 @@ class SubLayout {
 // shm's segment for ctx made now where all its ranks share a node
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
+// Where each rank's data halves of that segment lie in this process (none
+// where ctx has no segment): what the making touched (tests).
+std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx);
 
 // An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
 template <typename Handle>

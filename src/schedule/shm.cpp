@@ -23,6 +23,11 @@ ShmLayout shm_layout(int P, size_t capacity) {
   return l;
 }
 
+PageSpan whole_pages(uintptr_t at, size_t len, size_t page) {
+  const uintptr_t first = (at + page - 1) / page * page, end = (at + len) / page * page;
+  return end > first ? PageSpan{first, static_cast<size_t>(end - first)} : PageSpan{};
+}
+
 size_t shm_half_limit(size_t scratch_limit) { return scratch_limit < kShmHalf ? scratch_limit : kShmHalf; }
 
 size_t shm_piece_len(size_t block, int P, size_t half) {

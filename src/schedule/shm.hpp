@@ -4,6 +4,7 @@
 // a piece sits in the part.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,15 @@ ShmLayout shm_layout(int P, size_t capacity);
 // The data bytes of a half: kShmHalf, or less under A2A_SCRATCH_LIMIT
 // (a part holds two halves).
 size_t shm_half_limit(size_t scratch_limit);
+
+// The whole pages of `page` bytes inside [at, at + len): the first page's
+// address and the bytes they span (0 where none is whole), what madvise
+// takes.
+struct PageSpan {
+  uintptr_t first = 0;
+  size_t bytes = 0;
+};
+PageSpan whole_pages(uintptr_t at, size_t len, size_t page);
 
 // Bytes [off, off + len) of every block: what one exchange carries.
 struct ShmPiece {

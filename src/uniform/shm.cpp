@@ -49,6 +49,7 @@
 // phase of a node-aware algorithm (shm_phase) its fallback also takes
 // intra=shm out of the stats name.  No knobs.
 #include <sched.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -166,19 +167,33 @@ int probe_cma(ShmState& s, int me) {
   return MPI_SUCCESS;
 }
 
-// Every page of the segment touched now, at its making, not in the calls:
-// each process maps each page on its first access to it (a fault; on a
+// Every page of the segment's data touched now, at its making, not in the
+// calls: each process faults each page on its first access to it (on a
 // virtual machine with shadow page tables 6-16 us a page), and calls
-// reaching a new size met them there.  This rank's data halves written
-// (no exchange has used them), every peer's read.
+// reaching a new size met them there.  Populated first (MADV_POPULATE_*,
+// Linux 5.14): where the file system behind the window is full (a
+// container's 64 MiB /dev/shm) that fails, where a touch would raise
+// SIGBUS; then nothing more is touched, and the calls meet the pages as
+// before.  This rank's halves written (no exchange has used them), every
+// peer's read.  Local: no rank waits on another's outcome.
 void touch_segment(const ShmState& s, int me) {
-  constexpr size_t kPage = 4096;
-  char* mine = s.part[static_cast<size_t>(me)];
-  std::memset(mine + s.layout.data, 0, s.layout.total - s.layout.data);
-  for (size_t p = 0; p < s.part.size(); ++p)
-    if (static_cast<int>(p) != me)
-      for (size_t at = s.layout.data; at < s.layout.total; at += kPage)
-        static_cast<void>(*static_cast<volatile const char*>(s.part[p] + at));
+#if defined(MADV_POPULATE_READ) && defined(MADV_POPULATE_WRITE)
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  for (size_t n = 0; n < s.part.size(); ++n) {
+    const size_t p = (static_cast<size_t>(me) + n) % s.part.size();  // this rank's part first
+    const auto span = schedule::whole_pages(reinterpret_cast<uintptr_t>(s.part[p] + s.layout.data),
+                                            s.layout.total - s.layout.data, page);
+    char* first = reinterpret_cast<char*>(span.first);
+    if (span.bytes == 0 || madvise(first, span.bytes, p == static_cast<size_t>(me) ? MADV_POPULATE_WRITE
+                                                                                  : MADV_POPULATE_READ))
+      return;
+    for (size_t at = 0; at < span.bytes; at += page)
+      if (p == static_cast<size_t>(me)) first[at] = 0;
+      else static_cast<void>(*static_cast<volatile const char*>(first + at));
+  }
+#else
+  (void)s, (void)me;
+#endif
 }
 
 // Makes the segment with halves of `half` data bytes: collective over the node.
@@ -553,6 +568,14 @@ int shm_prepare(CommContext& ctx) {
   if (const int rc = state_of(ctx, s)) return rc;
   if (!s->usable || s->win != MPI_WIN_NULL) return MPI_SUCCESS;
   return make_segment(*s, ctx.size, schedule::shm_half_limit(config().scratch_limit));
+}
+
+std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx) {
+  std::vector<std::pair<const char*, size_t>> out;
+  const ShmState* s = ctx.shm_state.get();
+  if (s && s->win != MPI_WIN_NULL)
+    for (const char* part : s->part) out.emplace_back(part + s->layout.data, s->layout.total - s->layout.data);
+  return out;
 }
 
 void shm_forget_kept() {

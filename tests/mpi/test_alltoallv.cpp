@@ -2,7 +2,11 @@
 // permuted displacements with gaps, zero counts, different send and receive
 // datatypes, MPI_IN_PLACE, sub-communicators, skew, exact K/D/metadata and
 // scratch, untouched gaps and unmodified inputs.
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cstdint>
 #include <cstdlib>
 #include <numeric>
 
@@ -425,6 +429,42 @@ TEST(Alltoallv, ShmSegmentPiecesAndDirectBlocks) {
       }
     }
   }
+  MPI_Comm_free(&comm);
+}
+
+// Preparing a communicator touches every page of its shm segment's data in
+// this process, its own part and every peer's (present in
+// /proc/self/pagemap), so that no call faults them in.
+TEST(Alltoallv, ShmSegmentTouchedWhenPrepared) {
+  int P;
+  MPI_Comm_size(MPI_COMM_WORLD, &P);
+  if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  MPI_Comm comm;
+  MPI_Comm_split(MPI_COMM_WORLD, 0, 0, &comm);  // world's group: its segment, kept, is made once
+  ASSERT_EQ(A2A_Comm_prepare(comm), MPI_SUCCESS);
+  namespace d = a2a::detail;
+  d::CommContext* ctx = nullptr;
+  ASSERT_EQ(d::get_context(comm, ctx), MPI_SUCCESS);
+  if (ctx->topology.nodes() > 1) GTEST_SKIP() << "no segment over several nodes";
+  const auto parts = d::shm_data_parts(*ctx);
+  ASSERT_EQ(parts.size(), static_cast<size_t>(P));
+  const int pagemap = open("/proc/self/pagemap", O_RDONLY);  // read with pread: a stream's seeks fail on it
+  ASSERT_GE(pagemap, 0) << "no /proc/self/pagemap";
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  size_t pages = 0, present = 0;
+  for (const auto& [at, len] : parts) {
+    const auto span = d::schedule::whole_pages(reinterpret_cast<uintptr_t>(at), len, page);
+    for (uintptr_t a = span.first; a < span.first + span.bytes; a += page) {
+      std::uint64_t entry = 0;
+      ASSERT_EQ(pread(pagemap, &entry, sizeof entry, static_cast<off_t>(a / page * sizeof entry)),
+                static_cast<ssize_t>(sizeof entry));
+      ++pages;
+      present += (entry >> 63) & 1;
+    }
+  }
+  close(pagemap);
+  EXPECT_GT(pages, 0u);
+  EXPECT_EQ(present, pages) << "pages of the segment not yet mapped in this process";
   MPI_Comm_free(&comm);
 }
 

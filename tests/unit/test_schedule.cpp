@@ -494,6 +494,14 @@ TEST(Schedule, ShmLayoutCapacityAndOffsets) {
       EXPECT_EQ(l.data_at(1), l.data_at(0) + l.data_half);
       EXPECT_EQ(l.total, l.data + 2 * l.data_half);
     }
+  // The whole pages inside a range, for madvise.
+  EXPECT_EQ(s::whole_pages(4096, 8192, 4096).first, 4096u);
+  EXPECT_EQ(s::whole_pages(4096, 8192, 4096).bytes, 8192u);
+  EXPECT_EQ(s::whole_pages(4097, 8192, 4096).first, 8192u);
+  EXPECT_EQ(s::whole_pages(4097, 8192, 4096).bytes, 4096u);  // [8192, 12288) whole, 12288..12289 not
+  EXPECT_EQ(s::whole_pages(4097, 4000, 4096).bytes, 0u);
+  EXPECT_EQ(s::whole_pages(100, 3 * 4096, 4096).bytes, 2 * 4096u);
+  EXPECT_EQ(s::whole_pages(0, 0, 4096).bytes, 0u);
   EXPECT_EQ(s::shm_half_limit(size_t{1} << 30), s::kShmHalf);
   EXPECT_EQ(s::shm_half_limit(100000), 100000u);
   for (int P = 1; P <= 40; P += 3)
