@@ -184,6 +184,15 @@ intra() {
   done
 }
 
+# auto's first 100 calls per size (-x 0) into $1.csv and $1.txt: the rest
+# of the arguments launch the a2a command (the caller's `args` chose the
+# collective and workload).
+first_calls() {
+  local to=$1
+  shift
+  "$@" bench "${args[@]}" -m 16:${max:-8388608} -i 100 -x 0 -b 1 -a auto --csv "$to.csv" >"$to.txt"
+}
+
 # auto after its trial and over its first 100 calls.  Sizes from 512 KiB
 # take fewer iterations (a call at P = 8, 8 MiB moves 512 MiB).
 trial() {
@@ -229,8 +238,7 @@ trial() {
         local k runs_first=1
         [ "$np" -eq 2 ] && runs_first=5
         for k in $(seq $runs_first); do
-          "${launch[@]}" -n "$np" $bin bench "${args[@]}" -m 16:$max -i 100 -x 0 -b 1 -a auto \
-            --csv "$out/first-$name-$k.csv" >"$out/first-$name-$k.txt"
+          first_calls "$out/first-$name-$k" "${launch[@]}" -n "$np" $bin
         done
         echo "$name: $(grep -h '# summary: auto/native geo' "$out/trial-$name-small.txt" "$out/trial-$name-large.txt" | tr '\n' ' ')"
       done
@@ -266,9 +274,8 @@ first_vs() {
         args=(--collective alltoallv --workload $w); [ $w = alltoall ] && args=()
         for which in base new; do
           lib=$build; [ $which = base ] && lib=$base
-          LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} mpirun -x LD_LIBRARY_PATH --mca btl_vader_single_copy_mechanism $mech \
-            -np 2 $a2a bench "${args[@]}" -m 16:8388608 -i 100 -x 0 -b 1 -a auto \
-            --csv "$out/firstvs-$which-ompi-$mech-$w-p2-$k.csv" > "$out/firstvs-$which-ompi-$mech-$w-p2-$k.txt"
+          LD_LIBRARY_PATH=$lib:${LD_LIBRARY_PATH:-} first_calls "$out/firstvs-$which-ompi-$mech-$w-p2-$k" \
+            mpirun -x LD_LIBRARY_PATH --mca btl_vader_single_copy_mechanism $mech -np 2 $a2a
         done
       done
     done

@@ -279,6 +279,14 @@ def bench_cells(paths):
     return by
 
 
+def first_call_runs(paths):
+    """Per bench CSV of auto's first calls (-x 0): size -> the mean of auto's
+    calls over the library's."""
+    return [{b: float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"])
+             for b, v in bench_cells([path]).items() if "auto" in v and "native" in v and v["auto"].get("mean_us")}
+            for path in paths]
+
+
 def trial_tables(d):
     """Issue 27's acceptance: auto after its trial, and over its first 100
     calls, against the library's own call (scripts/parity.sh trial)."""
@@ -321,10 +329,9 @@ def trial_tables(d):
             if "auto" in v:
                 ran[v["auto"]["resolved"]] = ran.get(v["auto"]["resolved"], 0) + 1
         runs = {}  # size -> the ratio of means in each process
-        for fpath in glob.glob(os.path.join(d, f"first-{name}-p{P}-*.csv")):
-            for b, v in bench_cells([fpath]).items():
-                if "auto" in v and "native" in v and v["auto"].get("mean_us"):
-                    runs.setdefault(b, []).append(float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"]))
+        for r in first_call_runs(glob.glob(os.path.join(d, f"first-{name}-p{P}-*.csv"))):
+            for b, x in r.items():
+                runs.setdefault(b, []).append(x)
         first = {b: statistics.median(x) for b, x in runs.items()}
         wa = max(auto, key=auto.get)
         pcells = ["-", "-"]
@@ -402,9 +409,7 @@ def first_vs(d):
         cells = []
         for which in ("base", "new"):
             per, gms = {}, []
-            for path in glob.glob(os.path.join(d, f"firstvs-{which}-{case}-p2-*.csv")):
-                r = {b: float(v["auto"]["mean_us"]) / float(v["native"]["mean_us"])
-                     for b, v in bench_cells([path]).items() if "auto" in v and "native" in v}
+            for r in first_call_runs(glob.glob(os.path.join(d, f"firstvs-{which}-{case}-p2-*.csv"))):
                 for b, x in r.items():
                     per.setdefault(b, []).append(x)
                 gms.append(gm(list(r.values())))

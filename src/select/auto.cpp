@@ -178,23 +178,21 @@ void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
   const long long block = every_size_block(bytes, ctx.size);
   std::vector<std::string> specs;
   for (const AutoDecision& d : c.every_candidates) specs.push_back(d.spec);
-  std::string left_out;
-  std::vector<size_t> kept = worth_trying(specs, model_alltoallv(a.layout, block, block, a.model));
+  const std::vector<size_t> kept = worth_trying(specs, model_alltoallv(a.layout, block, block, a.model));
   c.candidates.clear();
   c.native_at = -1;
-  for (size_t i = 0, k = 0; i < specs.size(); ++i) {
-    if (k < kept.size() && kept[k] == i) {
-      ++k;
-      if (specs[i] == "native") c.native_at = static_cast<int>(c.candidates.size());
-      c.candidates.push_back(c.every_candidates[i]);
-    } else {
-      left_out += " " + specs[i];
-    }
+  for (size_t i : kept) {
+    if (specs[i] == "native") c.native_at = static_cast<int>(c.candidates.size());
+    c.candidates.push_back(c.every_candidates[i]);
   }
   c.samples.assign(c.candidates.size(), {});
-  if (!left_out.empty() && config().verbose && ctx.rank == 0)
+  if (kept.size() < specs.size() && config().verbose && ctx.rank == 0) {
+    std::string left_out;
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (std::find(kept.begin(), kept.end(), i) == kept.end()) left_out += " " + specs[i];
     std::fprintf(stderr, "a2a auto: P=%d, %s: at blocks of %s, left out (modelled over %.1fx native):%s\n", ctx.size,
                  c.label.c_str(), bytes_label(block).c_str(), kTrialClose, left_out.c_str());
+  }
 }
 
 // An every-size class takes the winner k of a size class: its time and

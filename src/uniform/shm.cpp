@@ -55,7 +55,6 @@
 
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 
 #include <algorithm>
 #include <cstdio>

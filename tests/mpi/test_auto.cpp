@@ -469,13 +469,13 @@ int trials_begun(MPI_Comm comm, int n, int calls) {
 
 // A communicator reordered from world (its own classes, not world's, which
 // earlier tests moved on) whose class of every alltoallv size has run its
-// first calls at n = 2 until one is not a trial: that call.
-Ran every_size_class_tried(MPI_Comm& comm) {
+// first calls at n until one is not a trial: that call.
+Ran every_size_class_tried(MPI_Comm& comm, int n = 2) {
   int rank;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
   alltoallv_auto(comm, 1);  // the communicator's first call
-  return past_trial([&] { return alltoallv_auto(comm, 2); });
+  return past_trial([&] { return alltoallv_auto(comm, n); });
 }
 
 // The class of every alltoallv size was tried at its first calls' sizes;
@@ -545,14 +545,11 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
 // again at every agreement, its sizes never theirs.  n = 8 and 15 (P = 2:
 // the ranks' mean bytes 128 and 240, one class, 1.9x).
 TEST_F(Auto, EverySizeClassTriesMovesWithinASizeClass) {
-  int P, rank;
+  int P;
   MPI_Comm_size(MPI_COMM_WORLD, &P);
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (P != 2) GTEST_SKIP() << "sizes chosen for 2 ranks";
   MPI_Comm comm;
-  MPI_Comm_split(MPI_COMM_WORLD, 0, -rank, &comm);
-  alltoallv_auto(comm, 1);  // the communicator's first call
-  const Ran first = past_trial([&] { return alltoallv_auto(comm, 8); });
+  const Ran first = every_size_class_tried(comm, 8);
   if (first.by != "measured") GTEST_SKIP() << "no class of every size tried here (" << first.by << ")";
   const auto moved = [&] { return alltoallv_auto(comm, 15); };
   const int again_at = first_trial(moved, 3 * static_cast<int>(a2a::detail::kFirstCheck));
