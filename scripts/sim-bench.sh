@@ -189,8 +189,24 @@ nb() {  # (issue 28) the nonblocking call and its wait at once against the block
 overlap() {  # (issue 28) a2a bench --nonblocking at P = 1024, 1 KiB: the compute phase is simulated
              # time, a test every 10 us of it; the library's own MPI_Ialltoall(v) in runs of their own
   local cfg=--cfg=smpi/test:1e-8 ov=(--nonblocking -m 1024:1024 -i 1 -x 1) v=(--collective alltoallv --workload uniform)
-  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-overlap-1024 theta-16x64 mpich "${ov[@]}" --without-native -a tra -a tra2
-  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" --without-native \
+  # P = 128 (two nodes of theta-4x64), where SMPI's own MPI_Ialltoall(v)
+  # still run (above it they crash: sim/repro/smpi_ialltoall.c): the
+  # library's rows and a2a's, then a2a's at each progress patience
+  # (A2A_PROGRESS_PATIENCE, us; 2 is the default, 0 the steps before it).
+  A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p128-overlap-1024 theta-4x64 mpich "${ov[@]}" -a tra -a tra2
+  A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p128-v-overlap-1024 theta-4x64 mpich "${v[@]}" "${ov[@]}" \
+    -a tuna-hier
+  local pt
+  for pt in 0 1 2 5 10 20; do
+    A2A_PROGRESS_PATIENCE=$pt A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p128-overlap-1024-pat$pt theta-4x64 \
+      mpich "${ov[@]}" --without-native -a tra -a tra2
+    A2A_PROGRESS_PATIENCE=$pt A2A_SIM_NP=128 A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p128-v-overlap-1024-pat$pt theta-4x64 \
+      mpich "${v[@]}" "${ov[@]}" --without-native -a tuna-hier
+  done
+  # P = 1024 with the default patience (p1024-overlap-1024 and
+  # p1024-v-overlap-1024 are the runs before it, as patience 0).
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-overlap-1024-pat2 theta-16x64 mpich "${ov[@]}" --without-native -a tra -a tra2
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-1024-pat2 theta-16x64 mpich "${v[@]}" "${ov[@]}" --without-native \
     -a tuna-hier
   A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-overlap-native-1024 theta-16x64 mpich "${ov[@]}" -a native
   A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-native-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" -a native

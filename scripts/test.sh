@@ -4,7 +4,7 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 # target on the same 300,000 inputs each run (scripts/fuzz.sh --runs), the
 # SimGrid SMPI build (CMake preset smpi) and its simulated tests (ctest label
-# sim), then the build against MPICH (preset mpich) and 259 of its 283
+# sim), then the build against MPICH (preset mpich) and 259 of its 284
 # tests (test preset mpich: all but the 24 that crawl there, see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -27,6 +27,10 @@ struct Config {
   double test_prepare_seconds = 0;
   // A2A_NODE_MAP, A2A_NODE_SIZES, A2A_NODE_SIZE ("" unset; hier/topology.hpp).
   std::string node_map, node_sizes, node_size;
+  // A2A_PROGRESS_PATIENCE (microseconds): a progress step that found a
+  // nonblocking operation's round done keeps stepping it while each next
+  // round completes within this long (core/engine.cpp: progress_step).
+  double progress_patience_us = 2;
   size_t scratch_limit = size_t{1} << 30;  // A2A_SCRATCH_LIMIT (bytes > 0)
   size_t max_message_bytes = 0;            // A2A_MAX_MESSAGE_BYTES (bytes > 0; 0 unset)
   bool sim_shared = false;                 // A2A_SIM_SHARED (SMPI builds)

@@ -6,6 +6,7 @@
 #include <new>
 #include <type_traits>
 
+#include "core/config.hpp"
 #include "core/transport.hpp"
 
 namespace a2a::detail {
@@ -65,13 +66,30 @@ bool wait_over(OpState& op) {
 
 // A resumed operation suspends on the round it posts untested
 // (WaitRequests): tested again here, so that one step runs every round
-// whose messages have arrived.
+// whose messages have arrived.  A step that found a round done keeps
+// polling while each next round completes within the patience
+// (A2A_PROGRESS_PATIENCE): its peers are evidently stepping too (node-mates
+// inside their own tests), and a chain of quick rounds then runs in one
+// call rather than one round per call.  A step that finds nothing done
+// returns at once, and an operation one of whose rounds outlasted the
+// patience is not polled so again (its rounds are slower than quick).
 bool progress_step(OpState& op) {
   bool resumed = false;
   while (op.resume && wait_over(op)) {
     resume(op);
     resumed = true;
   }
+  const double patience = resumed && op.resume && op.patient ? config().progress_patience_us * 1e-6 : 0;
+  if (patience > 0)
+    for (double until = MPI_Wtime() + patience; op.resume;) {
+      if (wait_over(op)) {
+        resume(op);
+        until = MPI_Wtime() + patience;
+      } else if (MPI_Wtime() >= until) {
+        op.patient = false;  // its rounds outlast the patience: polling for them only takes the caller's time
+        break;
+      }
+    }
   return resumed;
 }
 

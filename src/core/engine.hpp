@@ -33,6 +33,7 @@ struct OpState {
   RequestSet* requests = nullptr;
   bool (*poll)(void*) = nullptr;
   void* poll_arg = nullptr;
+  bool patient = true;  // progress_step may poll for its next round (A2A_PROGRESS_PATIENCE)
   // Its neighbours in the pending list (pending_add), in start order.
   OpState* prev_pending = nullptr;
   OpState* next_pending = nullptr;

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <span>
 #include <string>
 #include <vector>
@@ -164,6 +165,28 @@ TEST(Nonblocking, ThreeInFlightCompletedInAnyOrder) {
       EXPECT_EQ(check_recv(r2, 3, rank, P, what), 0);
       EXPECT_EQ(vc.wrong(P, rank), 0) << what;
     }
+}
+
+// A2A_PROGRESS_PATIENCE (its runs only): a test that finds a round done
+// keeps stepping while the next rounds complete, so with every rank in its
+// first test after its first round was posted everywhere, that test runs
+// the whole operation (TRA at radix 2 on P >= 5: 3 or more rounds, each
+// waiting on a round the peers post inside their own tests).
+TEST(Nonblocking, PatientTestRunsQuickRoundsInOneCall) {
+  if (!std::getenv("A2A_PROGRESS_PATIENCE")) GTEST_SKIP() << "A2A_PROGRESS_PATIENCE runs only";
+  const int P = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
+  if (P < 5) GTEST_SKIP() << "fewer than 3 rounds";
+  for (int k = 0; k < 5; ++k) {
+    Buffer s(int_layout(), 2LL * P), r(int_layout(), 2LL * P);
+    fill_send(s, 2, rank, P);
+    A2A_Request req = A2A_REQUEST_NULL;
+    ASSERT_EQ(A2A_Ialltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, "tra:radix=2", &req), 0);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank's first round posted (a2a's traffic is on its own duplicate)
+    int flag = 0, tests = 0;
+    for (; !flag; ++tests) ASSERT_EQ(A2A_Test(&req, &flag, MPI_STATUS_IGNORE), MPI_SUCCESS);
+    EXPECT_LE(tests, 2) << "start " << k;
+    EXPECT_EQ(check_recv(r, 2, rank, P, "patient tra"), 0);
+  }
 }
 
 // A user receive with wildcards, posted on the same communicator before an
