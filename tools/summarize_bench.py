@@ -6,6 +6,10 @@ rows are present, the best radix per size.
 usage: summarize_bench.py BENCH.csv [BENCH.csv ...]
        summarize_bench.py --summary BENCH.csv   (the bench's summary lines: auto
        and the best a2a row over native, geometric mean and worst over the sizes)
+       summarize_bench.py --nonblocking BENCH.csv|BENCH.txt ...   (issue 28: per run, each
+       i/X row over its X row, geometric mean over the sizes, and the library's
+       16 B median, which tells the machine's state; then per X the range over
+       the runs, their median and how many are within 1.05)
 """
 import csv
 import math
@@ -30,7 +34,41 @@ def summary(path):
     print(f"{path}: P = {rows[0]['procs']}, {rows[0]['collective']} {rows[0]['workload']}: " + "; ".join(lines))
 
 
+def medians(path):
+    """{(bytes, row): median us} of a bench CSV, or of its printed table (.txt)."""
+    if path.endswith(".csv"):
+        return {(int(r["bytes"]), r["algorithm"]): float(r["median_us"]) for r in csv.DictReader(open(path, newline=""))}
+    library = {"MPI_Alltoall": "native", "MPI_Alltoallv": "native", "i/MPI_Ialltoall": "i/native",
+               "i/MPI_Ialltoallv": "i/native"}
+    rows = (line.split() for line in open(path))
+    return {(int(f[0]), library.get(f[1], f[1])): float(f[2]) for f in rows if len(f) > 2 and f[0].isdigit()}
+
+
+def nonblocking(paths):
+    runs = []
+    for path in paths:
+        t = medians(path)
+        pairs = sorted({a[2:] for _, a in t if a.startswith("i/")})
+        gm = {}
+        for x in pairs:
+            ratios = [t[(b, "i/" + x)] / t[(b, x)] for b, a in t if a == "i/" + x and (b, x) in t]
+            gm[x] = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        runs.append((path, t.get((min(b for b, _ in t), "native")), gm))
+    names = list(dict.fromkeys(x for _, _, gm in runs for x in gm))
+    print("| run | library at the smallest size (us) | " + " | ".join(f"i/{x} / {x}" for x in names) + " |")
+    print("|---|---|" + "---|" * len(names))
+    for path, floor, gm in runs:
+        print(f"| {path} | {floor:.3f} | " + " | ".join(f"{gm[x]:.3f}" if x in gm else "-" for x in names) + " |")
+    for x in names:
+        v = sorted(gm[x] for _, _, gm in runs if x in gm)
+        print(f"{x}: {v[0]:.3f}-{v[-1]:.3f}, median {v[len(v) // 2]:.3f}, within 1.05 in {sum(r <= 1.05 for r in v)}"
+              f" of {len(v)} runs")
+
+
 def main():
+    if sys.argv[1:2] == ["--nonblocking"]:
+        nonblocking(sys.argv[2:])
+        return
     if sys.argv[1:2] == ["--summary"]:
         for path in sys.argv[2:]:
             summary(path)
