@@ -8,7 +8,9 @@
  * Arguments: bytes per destination; 1 to complete with MPI_Wait (0: poll
  * MPI_Test); v for MPI_Ialltoallv with every count n.  On theta-16x64
  * both segfault from P = 136 (3 nodes) at 1 KiB, and MPI_Ialltoall at
- * P = 256 from 64 B; P = 128 (2 nodes) completes. */
+ * P = 256 from 64 B; P = 128 (2 nodes) completes.  The fault is in
+ * SimGrid's MaxMin::do_solve (gdb); no solver or precision setting tried
+ * completes P = 1024 (docs/simulation.md). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
