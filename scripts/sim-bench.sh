@@ -14,7 +14,8 @@
 # P=1024, alltoall and alltoallv: it replaces the earlier auto rows of the
 # tables), p4096, plans (a persistent alltoallv's start against the plain
 # call, P=1024), nb (nonblocking against blocking, P=128..1024), overlap
-# (a2a bench --nonblocking, P=1024).  Simulated
+# (a2a bench --nonblocking, P=1024), config (SimGrid's settings against
+# the default, P=1024).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -38,6 +39,9 @@ mkdir -p results/sim
 if (($(sysctl -n vm.max_map_count) < 1048576)); then
   sysctl -qw vm.max_map_count=1048576 || echo "warning: vm.max_map_count is low; large shared-buffer runs may abort" >&2
 fi
+
+# The MPICH selector without its node-aware set-up (p4096, config).
+SMP_FREE="--cfg=smpi/bcast:default --cfg=smpi/allreduce:rdb"
 
 run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   local name=$1 platform=$2 sel=$3
@@ -145,8 +149,24 @@ auto() {  # (b) and (c) auto in runs of its own, as it chooses now (native a can
   done
 }
 
-p4096() {  # 64 nodes x 64, small blocks, two log-step rows against SMPI's Bruck
-  A2A_SIM_SHARED=1 run p4096-16 theta-64x64 bruck -m 16:16 -i 1 -x 0 -a tra:radix=2 -a tra:radix=64
+p4096() {  # 64 nodes x 64 (issue 29's table (d)), a run per row: each row's wall time and memory
+  # SMPI's MPICH selector learns a new communicator's nodes on its first
+  # broadcast or allreduce with a ring allgather, P - 1 rounds of P
+  # messages (16.7 million at P = 4096; sim/repro/smpi_comm_dup.c): SMPI's
+  # default broadcast and recursive doubling for allreduce instead, as MPICH
+  # runs on a communicator without nodes (docs/simulation.md, table (e)).
+  local cfg="$SMP_FREE" s row
+  for s in 16 1024; do
+    for row in tra:radix=2 tra:radix=64 tra:radix=4096 tra2; do
+      A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-${row//[:=]/-}" theta-64x64 mpich -m $s:$s -i 1 -x 0 \
+        --without-native -a "$row"
+    done
+    A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-native-mpich" theta-64x64 mpich -m $s:$s -i 1 -x 0 -a native
+  done
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-tuna-hier theta-64x64 mpich --collective alltoallv \
+    --workload uniform -m 16:16 -i 1 -x 0 --without-native -a tuna-hier
+  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-native-mpich theta-64x64 mpich --collective alltoallv \
+    --workload uniform -m 16:16 -i 1 -x 0 -a native
 }
 
 plans() {  # (issue 28) a persistent alltoallv's start against the plain call, the metadata exchanged at init
@@ -212,11 +232,30 @@ overlap() {  # (issue 28) a2a bench --nonblocking at P = 1024, 1 KiB: the comput
   A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-native-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" -a native
 }
 
+config() {  # (issue 29) SimGrid's settings, each against the default: wall time and simulated time, P = 1024
+  local name cfg
+  for name in default crosstraffic0 optim-full maxmin-1e-6 ctx-thread ctx-ucontext ctx-nthreads2 bcast-default smp-free; do
+    case $name in
+      default) cfg= ;;
+      crosstraffic0) cfg=--cfg=network/crosstraffic:0 ;;
+      optim-full) cfg=--cfg=network/optim:Full ;;
+      maxmin-1e-6) cfg=--cfg=maxmin/precision:1e-6 ;;
+      ctx-thread) cfg=--cfg=contexts/factory:thread ;;
+      ctx-ucontext) cfg=--cfg=contexts/factory:ucontext ;;
+      ctx-nthreads2) cfg=--cfg=contexts/nthreads:2 ;;
+      bcast-default) cfg=--cfg=smpi/bcast:default ;;
+      smp-free) cfg=$SMP_FREE ;;
+    esac
+    A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-cfg-$name theta-16x64 mpich -m 16:16 -i 1 -x 1 --without-native \
+      -a tra:radix=32 -a tra:radix=2
+  done
+}
+
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config)" >&2; exit 2 ;;
   esac
 done

@@ -125,6 +125,60 @@ def runs_table(d):
     table(["run", "P", "rows", "wall s", "peak GiB"], lines)
 
 
+def wall_rss(d, name):
+    """(wall s, peak GiB) of a finished run, else None."""
+    path = os.path.join(d, name + ".time")
+    text = open(path).read().split() if os.path.exists(path) else []
+    if len(text) < 2 or not rows(d, name):
+        return None
+    return float(text[-2]), int(text[-1]) / 1024 / 1024
+
+
+def config_table(d):
+    """(e) SimGrid's settings at P = 1024 (sim-bench.sh config), each against the default."""
+    names = sorted(os.path.basename(p)[len("p1024-cfg-"):-len(".time")]
+                   for p in glob.glob(os.path.join(d, "p1024-cfg-*.time")))
+    if "default" not in names:
+        return
+    base = {r["algorithm"]: float(r["median_us"]) for r in rows(d, "p1024-cfg-default")}
+    algs = list(base)
+    print("(e) SimGrid's settings at P = 1024, 16 B (`sim-bench.sh config`): wall time and peak memory of the "
+          "run, simulated us per call, in brackets the ratio to the default settings.\n")
+    lines = []
+    for n in ["default"] + [n for n in names if n != "default"]:
+        got = wall_rss(d, "p1024-cfg-" + n)
+        if not got:
+            lines.append([n, "failed or unfinished", "-"] + ["-"] * len(algs))
+            continue
+        us = {r["algorithm"]: float(r["median_us"]) for r in rows(d, "p1024-cfg-" + n)}
+        lines.append([n, f"{got[0]:.0f}", f"{got[1]:.2f}"] + [cell(us.get(a), base[a]) for a in algs])
+    table(["setting", "wall s", "peak GiB"] + algs, lines)
+
+
+def p4096_table(d):
+    """(f) P = 4096, a run per row (sim-bench.sh p4096)."""
+    runs = sorted(os.path.basename(p)[:-len(".time")] for p in glob.glob(os.path.join(d, "p4096-*.time")))
+    runs = [r for r in runs if r != "p4096-16"]  # the attempt before issue 29, stopped after 54 minutes
+    if not runs:
+        return
+    print("(f) P = 4096 (theta-64x64, `sim-bench.sh p4096`: the MPICH selector with `--cfg=smpi/bcast:default "
+          "--cfg=smpi/allreduce:rdb`, one call each, no warm-up): simulated us, in brackets the ratio to the MPICH "
+          "selector at that size; wall time and peak memory of each run.\n")
+    lines = []
+    for name in runs:
+        got = wall_rss(d, name)
+        v = name.startswith("p4096-v-")
+        if not got:
+            lines.append([name, "-", "-", "failed or unfinished", "-"])
+            continue
+        for r in rows(d, name):
+            size = int(r["bytes"])
+            base = native_us(d, f"p4096-{'v-' if v else ''}{size}-native-mpich", size)
+            alg = ("alltoallv " if v else "") + label(r)
+            lines.append([alg, str(size), cell(float(r["median_us"]), base), f"{got[0]:.0f}", f"{got[1]:.2f}"])
+    table(["row", "S (B)", "simulated us", "wall s", "peak GiB"], lines)
+
+
 def p256_table(d):
     main = rows(d, "p256-mpich")
     if not main:
@@ -149,6 +203,8 @@ def main(d):
                      ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-hier-staggered-",
                       "p1024-v-hier-auto-", "p1024-v-auto-"], (16, 1024, 16384), selectors=("mpich",))
     runs_table(d)
+    config_table(d)
+    p4096_table(d)
     p256_table(d)
 
 
@@ -156,7 +212,7 @@ def update(doc, d):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-d])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    tables = re.sub(r"^\(([a-f])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
     text = open(doc).read()
     begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
     if begin not in text or end not in text:

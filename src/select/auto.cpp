@@ -1,6 +1,7 @@
 #include "select/auto.hpp"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -547,9 +548,14 @@ void price_alltoall_classes(CommContext& ctx, double seconds) {
   MachineModel m;
   std::string error;
   if (machine_model(ctx, m, error) != MPI_SUCCESS) return;  // measured already, or nothing priced
-  const double until = MPI_Wtime() + seconds;
+  // The process's own clock, not MPI_Wtime: under SMPI that is simulated
+  // time, which pricing never advances, and every simulated rank priced all
+  // 24 classes in turn on the one host (hours of wall time at P = 4096).
+  using Clock = std::chrono::steady_clock;
+  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                     std::chrono::duration<double>(seconds));
   std::shared_ptr<ClassState> c;
-  for (long long bytes = 1; bytes <= (8LL << 20) && MPI_Wtime() < until; bytes *= 2)
+  for (long long bytes = 1; bytes <= (8LL << 20) && Clock::now() < until; bytes *= 2)
     if (auto_class(ctx, Collective::alltoall, bytes, bytes, c, error) != MPI_SUCCESS) return;
 }
 
