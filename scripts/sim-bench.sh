@@ -7,7 +7,7 @@
 #
 #   bash scripts/sim-bench.sh [PHASE ...]     (default: every phase)
 #
-# A2A_SIM_SIZES="16 1024" limits the alltoallv and hier phases to those S.
+# A2A_SIM_SIZES="16 1024" limits the alltoallv, hier and p4096 phases to those S.
 # Phases: p256 (validated, every byte checked), radix (TRA vs radix, P=1024),
 # alltoall (a2a vs the selectors, P=1024), alltoallv (TuNA vs the selectors,
 # P=1024), hier (hierarchical TuNA and auto, P=1024), auto (auto alone,
@@ -15,7 +15,8 @@
 # tables), p4096, plans (a persistent alltoallv's start against the plain
 # call, P=1024), nb (nonblocking against blocking, P=128..1024), overlap
 # (a2a bench --nonblocking, P=1024), config (SimGrid's settings against
-# the default, P=1024).  Simulated
+# the default, P=1024), polaris (the Polaris-like platform, P=256 and
+# 1024).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -155,18 +156,26 @@ p4096() {  # 64 nodes x 64 (issue 29's table (d)), a run per row: each row's wal
   # messages (16.7 million at P = 4096; sim/repro/smpi_comm_dup.c): SMPI's
   # default broadcast and recursive doubling for allreduce instead, as MPICH
   # runs on a communicator without nodes (docs/simulation.md, table (e)).
+  # Rows in the order of their cost to simulate: radix P (4095 rounds of
+  # P messages) last.
   local cfg="$SMP_FREE" s row
-  for s in 16 1024; do
-    for row in tra:radix=2 tra:radix=64 tra:radix=4096 tra2; do
+  for s in ${A2A_SIM_SIZES:-16 1024}; do
+    for row in tra:radix=2 tra:radix=64 tra2; do
       A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-${row//[:=]/-}" theta-64x64 mpich -m $s:$s -i 1 -x 0 \
         --without-native -a "$row"
     done
     A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-native-mpich" theta-64x64 mpich -m $s:$s -i 1 -x 0 -a native
+    if ((s == 16)); then
+      A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-tuna-hier theta-64x64 mpich --collective alltoallv \
+        --workload uniform -m 16:16 -i 1 -x 0 --without-native -a tuna-hier
+      A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-native-mpich theta-64x64 mpich --collective alltoallv \
+        --workload uniform -m 16:16 -i 1 -x 0 -a native
+    fi
   done
-  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-tuna-hier theta-64x64 mpich --collective alltoallv \
-    --workload uniform -m 16:16 -i 1 -x 0 --without-native -a tuna-hier
-  A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p4096-v-16-native-mpich theta-64x64 mpich --collective alltoallv \
-    --workload uniform -m 16:16 -i 1 -x 0 -a native
+  for s in ${A2A_SIM_SIZES:-16 1024}; do
+    A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-tra-radix-4096" theta-64x64 mpich -m $s:$s -i 1 -x 0 \
+      --without-native -a tra:radix=4096
+  done
 }
 
 plans() {  # (issue 28) a persistent alltoallv's start against the plain call, the metadata exchanged at init
@@ -232,6 +241,12 @@ overlap() {  # (issue 28) a2a bench --nonblocking at P = 1024, 1 KiB: the comput
   A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run p1024-v-overlap-native-1024 theta-16x64 mpich "${v[@]}" "${ov[@]}" -a native
 }
 
+polaris() {  # (issue 29) the Polaris-like platform: P = 256 validated against the MPICH selector, P = 1024
+  A2A_SIM_SHARED=0 run polaris-p256-mpich polaris-8x32 mpich -m 16:512 -i 2 -x 1 -c -a tra:radix=16
+  A2A_SIM_CFG="$SMP_FREE" A2A_SIM_SHARED=1 run polaris-p1024-16 polaris-32x32 mpich -m 16:16 -i 1 -x 1 \
+    -a tra:radix=2 -a tra:radix=32 -a tra2
+}
+
 config() {  # (issue 29) SimGrid's settings, each against the default: wall time and simulated time, P = 1024
   local name cfg
   for name in default crosstraffic0 optim-full maxmin-1e-6 ctx-thread ctx-ucontext ctx-nthreads2 bcast-default smp-free; do
@@ -252,10 +267,11 @@ config() {  # (issue 29) SimGrid's settings, each against the default: wall time
 }
 
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config)" >&2; exit 2 ;;
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config | polaris) $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris)" >&2
+       exit 2 ;;
   esac
 done

@@ -179,6 +179,25 @@ def p4096_table(d):
     table(["row", "S (B)", "simulated us", "wall s", "peak GiB"], lines)
 
 
+def polaris_table(d):
+    """(g) The Polaris-like platform (sim-bench.sh polaris): each run's rows against its MPICH selector."""
+    runs = [n for n in ("polaris-p256-mpich", "polaris-p1024-16") if rows(d, n)]
+    if not runs:
+        return
+    print("(g) The Polaris-like platform (`sim-bench.sh polaris`; P = 256 validated, every byte checked; P = 1024 "
+          "with shared buffers and the MPICH selector without its node-aware set-up): simulated us, in brackets "
+          "the ratio to the MPICH selector.\n")
+    lines = []
+    for name in runs:
+        procs = rows(d, name)[0]["procs"]
+        for alg in dict.fromkeys(r["algorithm"] for r in rows(d, name)):
+            per = {int(r["bytes"]): r for r in rows(d, name) if r["algorithm"] == alg}
+            cells = [f"{s} B: " + cell(float(per[s]["median_us"]), native_us(d, name, s)) for s in sorted(per)]
+            lines.append([procs, "native: SMPI mpich selector" if alg == "native" else named(alg, per),
+                          "; ".join(cells)])
+    table(["P", "algorithm (as run)", "simulated us per size"], lines)
+
+
 def p256_table(d):
     main = rows(d, "p256-mpich")
     if not main:
@@ -205,6 +224,7 @@ def main(d):
     runs_table(d)
     config_table(d)
     p4096_table(d)
+    polaris_table(d)
     p256_table(d)
 
 
@@ -212,7 +232,7 @@ def update(doc, d):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-f])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    tables = re.sub(r"^\(([a-g])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
     text = open(doc).read()
     begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
     if begin not in text or end not in text:
