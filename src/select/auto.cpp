@@ -549,8 +549,8 @@ void price_alltoall_classes(CommContext& ctx, double seconds) {
   std::string error;
   if (machine_model(ctx, m, error) != MPI_SUCCESS) return;  // measured already, or nothing priced
   // The process's own clock, not MPI_Wtime: under SMPI that is simulated
-  // time, which pricing never advances, and every simulated rank priced all
-  // 24 classes in turn on the one host (hours of wall time at P = 4096).
+  // time, which pricing never advances, so every simulated rank priced all
+  // 24 classes in turn on the one host (docs/simulation.md, P = 4096).
   using Clock = std::chrono::steady_clock;
   const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                      std::chrono::duration<double>(seconds));
