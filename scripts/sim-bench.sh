@@ -160,7 +160,7 @@ p4096() {  # 64 nodes x 64 (issue 29's table (d)), a run per row: each row's wal
   # P messages) last.
   local cfg="$SMP_FREE" s row
   for s in ${A2A_SIM_SIZES:-16 1024}; do
-    for row in tra:radix=2 tra:radix=64 tra2; do
+    for row in tra:radix=2 tra:radix=64 tra2 tra2:radix-inter=8 tra2:radix-inter=4; do
       A2A_SIM_CFG=$cfg A2A_SIM_SHARED=1 run "p4096-$s-${row//[:=]/-}" theta-64x64 mpich -m $s:$s -i 1 -x 0 \
         --without-native -a "$row"
     done
