@@ -150,7 +150,7 @@ auto() {  # (b) and (c) auto in runs of its own, as it chooses now (native a can
   done
 }
 
-p4096() {  # 64 nodes x 64 (issue 29's table (d)), a run per row: each row's wall time and memory
+p4096() {  # 64 nodes x 64 (issue 29, table (f)), a run per row: each row's wall time and memory
   # SMPI's MPICH selector learns a new communicator's nodes on its first
   # broadcast or allreduce with a ring allgather, P - 1 rounds of P
   # messages (16.7 million at P = 4096; sim/repro/smpi_comm_dup.c): SMPI's

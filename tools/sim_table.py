@@ -108,23 +108,6 @@ def versus_selectors(d, title, prefix, a2a_prefixes, sizes, selectors=SELECTORS)
     table(["algorithm (as run)"] + [f"S = {s} B" for s in sizes], out)
 
 
-def runs_table(d):
-    print("(d) Every simulation: wall time and peak memory (resident set of the simulator process).\n")
-    lines = []
-    for path in sorted(glob.glob(os.path.join(d, "*.time")), key=lambda p: (len(p), p)):
-        name = os.path.splitext(os.path.basename(path))[0]
-        text = open(path).read().split()
-        done = rows(d, name)
-        if len(text) >= 2 and done:
-            wall, rss = float(text[-2]), int(text[-1])
-            procs = done[0]["procs"]
-            calls = len(done)
-            lines.append([name, procs, str(calls), f"{wall:.0f}", f"{rss / 1024 / 1024:.2f}"])
-        else:
-            lines.append([name, "-", "-", "failed or unfinished", "-"])
-    table(["run", "P", "rows", "wall s", "peak GiB"], lines)
-
-
 def wall_rss(d, name):
     """(wall s, peak GiB) of a finished run, else None."""
     path = os.path.join(d, name + ".time")
@@ -132,6 +115,20 @@ def wall_rss(d, name):
     if len(text) < 2 or not rows(d, name):
         return None
     return float(text[-2]), int(text[-1]) / 1024 / 1024
+
+
+def runs_table(d):
+    print("(d) Every simulation: wall time and peak memory (resident set of the simulator process).\n")
+    lines = []
+    for path in sorted(glob.glob(os.path.join(d, "*.time")), key=lambda p: (len(p), p)):
+        name = os.path.splitext(os.path.basename(path))[0]
+        got = wall_rss(d, name)
+        if got:
+            done = rows(d, name)
+            lines.append([name, done[0]["procs"], str(len(done)), f"{got[0]:.0f}", f"{got[1]:.2f}"])
+        else:
+            lines.append([name, "-", "-", "failed or unfinished", "-"])
+    table(["run", "P", "rows", "wall s", "peak GiB"], lines)
 
 
 def config_table(d):

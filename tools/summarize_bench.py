@@ -16,6 +16,11 @@ import math
 import sys
 
 
+def geomean(values):
+    values = list(values)
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
 def summary(path):
     rows = list(csv.DictReader(open(path, newline="")))
     by = {}
@@ -28,7 +33,7 @@ def summary(path):
                                                           default=None))):
         ratios = [(pick(v) / v["native"], b) for b, v in by.items() if "native" in v and pick(v)]
         if ratios:
-            g = math.exp(sum(math.log(x) for x, _ in ratios) / len(ratios))
+            g = geomean(x for x, _ in ratios)
             w, at = max(ratios)
             lines.append(f"{label} geometric mean {g:.3f}, worst {w:.3f} (at {at} B)")
     print(f"{path}: P = {rows[0]['procs']}, {rows[0]['collective']} {rows[0]['workload']}: " + "; ".join(lines))
@@ -51,8 +56,7 @@ def nonblocking(paths):
         pairs = sorted({a[2:] for _, a in t if a.startswith("i/")})
         gm = {}
         for x in pairs:
-            ratios = [t[(b, "i/" + x)] / t[(b, x)] for b, a in t if a == "i/" + x and (b, x) in t]
-            gm[x] = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+            gm[x] = geomean(t[(b, "i/" + x)] / t[(b, x)] for b, a in t if a == "i/" + x and (b, x) in t)
         runs.append((path, t.get((min(b for b, _ in t), "native")), gm))
     names = list(dict.fromkeys(x for _, _, gm in runs for x in gm))
     print("| run | library at the smallest size (us) | " + " | ".join(f"i/{x} / {x}" for x in names) + " |")

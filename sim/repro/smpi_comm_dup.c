@@ -1,5 +1,6 @@
 /* What a new communicator costs under SMPI's MPICH selector, nothing of
- * a2a: MPI_Comm_dup, MPI_Comm_split_type and a barrier on MPI_COMM_WORLD
+ * a2a: MPI_Comm_dup, MPI_Comm_split_type, a barrier and two allreduces on
+ * the duplicate, an allgather on the node
  * (docs/simulation.md, "Where the time goes at P = 4096").
  *
  *   smpicc -O2 -o /tmp/dup sim/repro/smpi_comm_dup.c
@@ -7,11 +8,14 @@
  *     --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich \
  *     --log=root.thres:critical -np 1024 /tmp/dup
  *
- * Rank 0 prints each call's simulated time.  At P = 1024 the run takes
- * 34 s of wall time (idle machine) and the dup 2,187 us of simulated time; with
- * --cfg=smpi/bcast:default added, 1.8 s and 3 us (the barrier stays
- * MPICH's, 22.9 us): SMPI's communicator set-up broadcasts on the new
- * communicator, and MPICH's broadcast first learns its node layout. */
+ * Rank 0 prints each call's simulated time.  At P = 1024 (2026-11-29,
+ * other simulations sharing the machine) the run takes 56 s of wall time
+ * and the dup 2,187 us; with --cfg=smpi/bcast:default the dup costs 3 us
+ * but the first allreduce 2,235 us (52 s); with --cfg=smpi/allreduce:rdb
+ * as well, 2.4 s, the allreduce 11.5 us (the barrier stays MPICH's).
+ * SMPI's communicator set-up broadcasts on the new communicator, and the
+ * MPICH selector's broadcast and allreduce first learn its node layout
+ * (a ring allgather, P - 1 rounds of P messages). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>

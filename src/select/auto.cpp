@@ -551,11 +551,9 @@ void price_alltoall_classes(CommContext& ctx, double seconds) {
   // The process's own clock, not MPI_Wtime: under SMPI that is simulated
   // time, which pricing never advances, so every simulated rank priced all
   // 24 classes in turn on the one host (docs/simulation.md, P = 4096).
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point until = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                     std::chrono::duration<double>(seconds));
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::shared_ptr<ClassState> c;
-  for (long long bytes = 1; bytes <= (8LL << 20) && Clock::now() < until; bytes *= 2)
+  for (long long bytes = 1; bytes <= (8LL << 20) && std::chrono::steady_clock::now() < until; bytes *= 2)
     if (auto_class(ctx, Collective::alltoall, bytes, bytes, c, error) != MPI_SUCCESS) return;
 }
 
