@@ -16,7 +16,8 @@
 # call, P=1024), nb (nonblocking against blocking, P=128..1024), overlap
 # (a2a bench --nonblocking, P=1024), config (SimGrid's settings against
 # the default, P=1024), polaris (the Polaris-like platform, P=256 and
-# 1024).  Simulated
+# 1024), replaycheck (trace replay against online SMPI, P=256 and 1024),
+# p4096r and p16384 (replayed, P=4096 and 16384).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -33,6 +34,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 cmake --preset smpi >/dev/null && cmake --build build-smpi -j "$(nproc)" >/dev/null || exit 1
+# The host build's `a2a trace` writes the replay phases' traces.
+cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null && cmake --build build -j "$(nproc)" --target a2a_cli >/dev/null ||
+  exit 1
 mkdir -p results/sim
 # SMPI maps every shared buffer block by block (1 MiB each): 1024 ranks with
 # several MiB of scratch each pass the kernel's default 65530 mappings
@@ -74,6 +78,49 @@ run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
     echo "   failed, see $out.txt"
     sed -i "1i # failed: exit status in $out.time" "$out.txt"
   fi
+}
+
+# A replayed run (issue 29): `a2a trace` (the host build) writes one call of
+# ROW as a time-independent trace of every rank's actions, SMPI replays it
+# (smpirun -replay: no program, no data), and tools/replay_time.py takes the
+# call's time from the replay's log into the same CSV as a2a bench's.
+replay() {  # NAME PLATFORM COLLECTIVE ROW BYTES
+  local name=$1 platform=$2 coll=$3 row=$4 s=$5
+  local np q out=results/sim/$name
+  np=$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")
+  q=$(head -1 "sim/$platform.hosts" | cut -d: -f2)
+  if [ -z "${A2A_SIM_RERUN:-}" ] && [ -s "$out.csv" ] && [ -s "$out.time" ]; then
+    echo "== $name: done before (A2A_SIM_RERUN=1 runs it again)"
+    return
+  fi
+  if [ -z "${A2A_SIM_RERUN:-}" ] && grep -qs "^# failed" "$out.txt"; then
+    echo "== $name: failed before, see $out.txt (A2A_SIM_RERUN=1 tries again)"
+    return
+  fi
+  echo "== $name: replay, P=$np on $platform, native = SMPI mpich: $coll $row, $s B"
+  local trace=build-smpi/traces/$name.trace
+  mkdir -p build-smpi/traces
+  build/a2a trace -p "$np" --node-size "$q" --collective "$coll" -a "$row" -m "$s" -o "$trace" >"$out.txt" 2>&1 || {
+    sed -i "1i # failed: a2a trace" "$out.txt"
+    return
+  }
+  echo "$PWD/$trace" >"$trace.list"
+  local workload=""
+  [ "$coll" = alltoallv ] && workload=uniform
+  if /usr/bin/time -f "%e %M" -o "$out.time" \
+      smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no \
+      ${A2A_SIM_CFG:-} --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:mpich --cfg=smpi/alltoallv:mpich \
+      --log=smpi_replay.thres:verbose "--log=smpi_replay.fmt:%.12r;%m%n" --log=root.thres:critical \
+      -np "$np" -replay "$trace.list" 2>&1 |
+      python3 tools/replay_time.py --csv "$out.csv" --collective "$coll" --workload "$workload" --procs "$np" \
+        --bytes "$s" --algorithm "$row" >>"$out.txt" 2>&1 && [ "${PIPESTATUS[0]}" = 0 ]; then
+    grep -v '^#' "$out.txt"
+  else
+    echo "   failed, see $out.txt"
+    rm -f "$out.csv"
+    sed -i "1i # failed: exit status in $out.time" "$out.txt"
+  fi
+  rm -f "$trace"  # up to a few hundred MB at P = 16384; a2a trace writes it again
 }
 
 p256() {  # 4 nodes x 64, every log-step algorithm, validated, against each selector
@@ -271,12 +318,68 @@ config() {  # (issue 29) SimGrid's settings, each against the default: wall time
   done
 }
 
+replaycheck() {  # (issue 29) replay against online SMPI, the same rows at P = 256 and 1024 (-x 1 online)
+  # Online at P = 256 (P = 1024's online rows are the alltoall, hier and
+  # native runs of the phases above).
+  A2A_SIM_SHARED=1 run p256-check theta-4x64 mpich -m 16:1024 -i 1 -x 1 -a tra:radix=2 -a tra:radix=16 -a tra2
+  A2A_SIM_SHARED=1 run p256-v-check theta-4x64 mpich --collective alltoallv --workload uniform -m 16:1024 -i 1 -x 1 \
+    -a tuna-hier:variant=coalesced
+  local s row
+  for s in 16 128 1024; do
+    for row in native tra:radix=2 tra:radix=16 tra2; do
+      replay "r256-$s-${row//[:=]/-}" theta-4x64 alltoall "$row" $s
+    done
+  done
+  for s in 32 1024; do
+    for row in native tra:radix=2 tra:radix=32 tra2; do
+      replay "r1024-$s-${row//[:=]/-}" theta-16x64 alltoall "$row" $s
+    done
+  done
+  for s in 16 1024; do
+    for row in native tuna-hier:variant=coalesced; do
+      replay "r256-v-$s-${row//[:=]/-}" theta-4x64 alltoallv "$row" $s
+      replay "r1024-v-$s-${row//[:=]/-}" theta-16x64 alltoallv "$row" $s
+    done
+  done
+}
+
+p4096r() {  # (issue 29) P = 4096 replayed: the rows online simulation did not finish, cheapest first
+  local s row
+  for s in 16 1024; do
+    for row in native tra:radix=2 tra:radix=64 tra2; do
+      replay "r4096-$s-${row//[:=]/-}" theta-64x64 alltoall "$row" $s
+    done
+  done
+  replay r4096-v-16-tuna-hier-variant-coalesced theta-64x64 alltoallv tuna-hier:variant=coalesced 16
+  # P - 1 rounds of P messages each (16.7 million): radix P, and the
+  # selector's alltoallv (every message posted at once).
+  for s in 16 1024; do
+    replay "r4096-$s-tra-radix-4096" theta-64x64 alltoall tra:radix=4096 $s
+  done
+  replay r4096-v-16-native theta-64x64 alltoallv native 16
+}
+
+p16384() {  # (issue 29) P = 16384 replayed: the TRA radix sweep at 16 B and 512 B, tuna-hier at 16 B.
+  # Radices up to 1024 (radix P is P - 1 rounds of P messages, 268 million).
+  local s r
+  for s in 16 512; do
+    for r in 2 4 8 16 32 64 128 256 512 1024; do
+      replay "r16384-$s-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" $s
+    done
+    replay "r16384-$s-tra2" theta-256x64 alltoall tra2 $s
+    replay "r16384-$s-native" theta-256x64 alltoall native $s
+  done
+  replay r16384-v-16-tuna-hier-variant-coalesced theta-256x64 alltoallv tuna-hier:variant=coalesced 16
+}
+
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris)
+((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p16384)
 for phase in "${phases[@]}"; do
   case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config | polaris) $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris)" >&2
+    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config | polaris | replaycheck | p4096r | p16384)
+      $phase ;;
+    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris" \
+            "replaycheck p4096r p16384)" >&2
        exit 2 ;;
   esac
 done

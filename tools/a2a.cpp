@@ -18,6 +18,7 @@
 
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp
 int run_tune(const std::vector<std::string>& args_for_tune);    // tune.cpp
+int run_trace(const std::vector<std::string>& args_for_trace);  // trace.cpp
 bool measure_alpha_beta(double& alpha, double& beta);              // model_measure.cpp
 
 namespace {
@@ -242,6 +243,9 @@ int main(int argc, char** argv) {
   auto* tune = app.add_subcommand("tune", "time every algorithm and radix, write a tuning file (run under mpirun)");
   tune->prefix_command();  // tune parses its own options, --help included
   tune->set_help_flag();
+  auto* trace = app.add_subcommand("trace", "one call as a SimGrid time-independent trace (a2a trace --help)");
+  trace->prefix_command();  // trace parses its own options, --help included
+  trace->set_help_flag();
   auto* plot = app.add_subcommand("plot", "PNG figures from `a2a bench` CSV/JSON (a2a plot --help)");
   plot->prefix_command();  // the python script parses its own options, --help included
   plot->set_help_flag();
@@ -266,5 +270,6 @@ int main(int argc, char** argv) {
   }
   if (*plot) return run_plot(plot->remaining());
   if (*tune) return run_tune(tune->remaining());
+  if (*trace) return run_trace(trace->remaining());
   return run_bench(bench->remaining());
 }

@@ -1,0 +1,217 @@
+#include "schedule/trace.hpp"
+
+#include <algorithm>
+
+#include "schedule/hier.hpp"
+#include "schedule/schedule.hpp"
+
+namespace a2a::detail::schedule {
+
+namespace {
+
+// Ranks g = 0..n-1 of a sub-communicator are world ranks base + g*stride.
+struct Group {
+  int n, base, stride;
+  int world(long long g) const { return base + mod(g, n) * stride; }
+};
+
+void exchange(Trace& t, const Group& grp, int g, int d, long long bytes, bool meta = false) {
+  if (bytes > 0) t.push_back({TraceOp::sendrecv, meta, grp.world(g + d), grp.world(g - d), bytes, bytes});
+}
+
+// a2a's TRA (zero-rotation engine, forward): round (x, z) sends its slots to g + d.
+void tra_on(Trace& t, const Group& grp, int radix, long long block, int g) {
+  for (const auto& s : tra_shape(grp.n, std::max(2, std::min(radix, std::max(grp.n, 2)))))
+    exchange(t, grp, g, s.distance, s.slots * block);
+}
+
+// SMPI's MPICH selector on a node communicator: Bruck below 256 B per block
+// (its self-copies are local), else every message posted at once.
+void size_alltoall(Trace& t, const Group& grp, int g, long long block) {
+  if (block < 256 && grp.n >= 8) {
+    for (int pof2 = 1; pof2 < grp.n; pof2 *= 2) {
+      long long blocks = 0;
+      for (int b = 1; b < grp.n; ++b) blocks += (b & pof2) ? 1 : 0;
+      exchange(t, grp, g, pof2, blocks * block, true);
+    }
+    return;
+  }
+  for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::irecv, true, -1, grp.world(g - i), block, 0});
+  for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::isend, true, grp.world(g + i), -1, block, 0});
+  if (grp.n > 1) t.push_back({TraceOp::waitall});
+}
+
+// The largest-block allreduce (8 bytes) on a one-node communicator as
+// SMPI's MPICH selector runs it: its two-level algorithm, that is recursive
+// doubling (the first 2*rem ranks of a non-power of two folded in pairs)
+// and then a binomial broadcast from rank 0.
+void allreduce_8(Trace& t, const Group& grp, int g) {
+  int pof2 = 1;
+  while (pof2 * 2 <= grp.n) pof2 *= 2;
+  const int rem = grp.n - pof2;
+  const int newg = g >= 2 * rem ? g - rem : (g % 2 ? g / 2 : -1);
+  if (g < 2 * rem) {
+    if (g % 2 == 0) t.push_back({TraceOp::send, true, grp.world(g + 1), -1, 8, 0});
+    else t.push_back({TraceOp::recv, true, -1, grp.world(g - 1), 8, 0});
+  }
+  auto old = [rem](int x) { return x < rem ? 2 * x + 1 : x + rem; };
+  for (int mask = 1; newg >= 0 && mask < pof2; mask *= 2) {
+    const int peer = old(newg ^ mask);
+    t.push_back({TraceOp::sendrecv, true, grp.world(peer), grp.world(peer), 8, 8});
+  }
+  if (g < 2 * rem) {
+    if (g % 2) t.push_back({TraceOp::send, true, grp.world(g - 1), -1, 8, 0});
+    else t.push_back({TraceOp::recv, true, -1, grp.world(g + 1), 8, 0});
+  }
+  int mask = 1;
+  for (; mask < grp.n; mask *= 2)
+    if (g & mask) {
+      t.push_back({TraceOp::recv, true, -1, grp.world(g - mask), 8, 0});
+      break;
+    }
+  for (mask /= 2; mask > 0; mask /= 2)
+    if (g + mask < grp.n) t.push_back({TraceOp::send, true, grp.world(g + mask), -1, 8, 0});
+}
+
+// a2a's two-phase TuNA (src/nonuniform/two_phase.cpp) on `grp` for member g,
+// sb[x][y] the bytes member x sends member y: one allreduce for the largest
+// block, then per round the sizes and the blocks to g - d, from g + d.  The
+// sizes a slot carries are followed on every member of the group.
+void tuna_on(Trace& t, const Group& grp, int radix, const std::vector<std::vector<long long>>& sb, int g) {
+  const int n = grp.n;
+  allreduce_8(t, grp, g);
+  long long M = 0;
+  for (const auto& row : sb) M = std::max(M, *std::max_element(row.begin(), row.end()));
+  if (M == 0) return;
+  std::vector<std::vector<long long>> held(n, std::vector<long long>(n, -1)), out(n);
+  for (const auto& s : tra_steps(n, radix)) {
+    for (int x = 0; x < n; ++x) {
+      out[x].clear();
+      for (int i : s.slots) out[x].push_back(held[x][i] >= 0 ? held[x][i] : sb[x][mod(x - i, n)]);
+    }
+    const long long k = static_cast<long long>(s.slots.size());
+    const int src = mod(static_cast<long long>(g) + s.distance, n), dst = mod(static_cast<long long>(g) - s.distance, n);
+    long long sent = 0, arriving = 0;
+    for (long long j = 0; j < k; ++j) {
+      sent += out[g][j];
+      arriving += out[src][j];
+    }
+    t.push_back({TraceOp::irecv, true, -1, grp.world(src), 8 * k, 0});
+    t.push_back({TraceOp::isend, true, grp.world(dst), -1, 8 * k, 0});
+    t.push_back({TraceOp::waitall});
+    if (arriving > 0) t.push_back({TraceOp::irecv, false, -1, grp.world(src), arriving, 0});
+    if (sent > 0) t.push_back({TraceOp::isend, false, grp.world(dst), -1, sent, 0});
+    if (arriving > 0 || sent > 0) t.push_back({TraceOp::waitall});
+    for (int x = 0; x < n; ++x) {
+      const int from = mod(static_cast<long long>(x) + s.distance, n);
+      for (long long j = 0; j < k; ++j) held[x][s.slots[j]] = out[from][j];
+    }
+  }
+}
+
+}  // namespace
+
+Trace trace_tra(int P, int radix, long long block, int rank) {
+  Trace t;
+  tra_on(t, {P, 0, 1}, radix, block, rank);
+  return t;
+}
+
+Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank) {
+  const int N = P / Q, n = rank / Q, q = rank % Q;
+  Trace t;
+  tra_on(t, {Q, n * Q, 1}, r1, N * block, q);  // node phase
+  tra_on(t, {N, q, Q}, r2, Q * block, n);      // port phase
+  return t;
+}
+
+std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool staggered, const BlockBytes& bytes,
+                                   int node) {
+  const int N = P / Q, n = node;
+  // Group y of node-mate x: x's blocks for local index y on every node.
+  std::vector<std::vector<long long>> sb(Q, std::vector<long long>(Q, 0));
+  for (int x = 0; x < Q; ++x)
+    for (int y = 0; y < Q; ++y)
+      for (int m = 0; m < N; ++m) sb[x][y] += bytes(n * Q + x, m * Q + y);
+  const auto plan = tuna_hier_inter_plan(N, Q, staggered);
+  std::vector<Trace> traces(Q);
+  for (int q = 0; q < Q; ++q) {
+    const int rank = n * Q + q;
+    const Group node_grp{Q, n * Q, 1}, port{N, q, Q};
+    Trace& t = traces[q];
+    size_alltoall(t, node_grp, q, 8LL * N);
+    tuna_on(t, node_grp, std::max(2, std::min(radix, std::max(Q, 2))), sb, q);
+    for (size_t first = 0; first < plan.size(); first += static_cast<size_t>(batch)) {
+      const size_t last = std::min(plan.size(), first + static_cast<size_t>(batch));
+      bool posted = false;
+      auto post = [&](TraceOp op) {
+        if (op.bytes > 0) t.push_back(op), posted = true;
+      };
+      for (size_t k = first; k < last; ++k) {
+        const int from = mod(n - plan[k].offset, N);
+        long long in = 0;
+        for (int qs = 0; qs < Q; ++qs)
+          if (!staggered || qs == plan[k].q_src) in += bytes(from * Q + qs, rank);
+        post({TraceOp::irecv, false, -1, port.world(from), in, 0});
+      }
+      for (size_t k = first; k < last; ++k) {
+        const int to = mod(n + plan[k].offset, N);
+        long long out = 0;
+        for (int qs = 0; qs < Q; ++qs)
+          if (!staggered || qs == plan[k].q_src) out += bytes(n * Q + qs, to * Q + q);
+        post({TraceOp::isend, false, port.world(to), -1, out, 0});
+      }
+      if (posted) t.push_back({TraceOp::waitall});
+    }
+  }
+  return traces;
+}
+
+Trace trace_native_alltoall(long long block) { return {{TraceOp::alltoall, false, -1, -1, block, block}}; }
+
+Trace trace_native_alltoallv(int P, const BlockBytes& bytes, int rank) {
+  long long out = 0, in = 0;
+  for (int i = 0; i < P; ++i) out += bytes(rank, i), in += bytes(i, rank);
+  return {{TraceOp::alltoallv, false, -1, -1, out, in}};
+}
+
+TraceTotals trace_totals(const Trace& t, int rank, int Q) {
+  TraceTotals s;
+  for (const auto& op : t) {
+    const bool sends = op.kind == TraceOp::sendrecv || op.kind == TraceOp::send || op.kind == TraceOp::isend;
+    if (!sends || op.bytes <= 0) continue;
+    if (op.meta) {
+      s.meta_bytes += op.bytes;
+      continue;
+    }
+    ++s.messages;
+    s.bytes += op.bytes;
+    if (op.dst / Q != rank / Q) ++s.inter_messages, s.inter_bytes += op.bytes;
+  }
+  return s;
+}
+
+std::string trace_line(int rank, const TraceOp& op, int P, const BlockBytes& bytes) {
+  const std::string r = std::to_string(rank) + ' ';
+  auto n = [](long long v) { return std::to_string(v); };
+  switch (op.kind) {
+    case TraceOp::sendrecv:  // MPI_BYTE is datatype 6 in SMPI's encoding
+      return r + "sendRecv " + n(op.bytes) + ' ' + n(op.dst) + ' ' + n(op.recv_bytes) + ' ' + n(op.src) + " 6 6";
+    case TraceOp::send: return r + "send " + n(op.dst) + " 1 " + n(op.bytes) + " 6";
+    case TraceOp::recv: return r + "recv " + n(op.src) + " 1 " + n(op.bytes) + " 6";
+    case TraceOp::isend: return r + "isend " + n(op.dst) + " 1 " + n(op.bytes) + " 6";
+    case TraceOp::irecv: return r + "irecv " + n(op.src) + " 1 " + n(op.bytes) + " 6";
+    case TraceOp::waitall: return r + "waitall";
+    case TraceOp::alltoall: return r + "alltoall " + n(op.bytes) + ' ' + n(op.recv_bytes);
+    case TraceOp::alltoallv: {
+      std::string s = r + "alltoallv " + n(op.bytes);
+      for (int i = 0; i < P; ++i) s += ' ' + n(bytes(rank, i));
+      s += ' ' + n(op.recv_bytes);
+      for (int i = 0; i < P; ++i) s += ' ' + n(bytes(i, rank));
+      return s;
+    }
+  }
+  return r;
+}
+
+}  // namespace a2a::detail::schedule

@@ -1,0 +1,79 @@
+// The replay traces (src/schedule/trace.hpp) against the real calls: per
+// rank, the data messages, payload bytes and what leaves the node that a
+// trace holds equal A2A_Last_stats of the same call (run with A2A_NODE_SIZE
+// for virtual nodes; the traces assume nodes of consecutive ranks).
+#include <cstdlib>
+
+#include "harness.hpp"
+#include "schedule/trace.hpp"
+#include "workload/workload.hpp"
+
+namespace s = a2a::detail::schedule;
+
+namespace {
+
+struct World {
+  int P = 1, rank = 0, Q = 1;
+  World() {
+    MPI_Comm_size(MPI_COMM_WORLD, &P);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    const char* q = std::getenv("A2A_NODE_SIZE");
+    Q = q ? std::atoi(q) : P;
+  }
+};
+
+s::TraceTotals stats_totals() {
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  return {st.messages, st.bytes_sent, 0, st.inter_node_messages, st.inter_node_bytes};
+}
+
+s::TraceTotals without_meta(s::TraceTotals t) {
+  t.meta_bytes = 0;
+  return t;
+}
+
+}  // namespace
+
+TEST(Trace, UniformTracesCountWhatTheCallsSend) {
+  const World w;
+  const long long S = 24;
+  std::vector<char> sb(S * w.P), rb(S * w.P);
+  for (int r = 2; r <= w.P + 1; ++r) {
+    const std::string spec = "tra:radix=" + std::to_string(r);
+    ASSERT_EQ(A2A_Alltoall(sb.data(), S, MPI_BYTE, rb.data(), S, MPI_BYTE, MPI_COMM_WORLD, spec.c_str()), MPI_SUCCESS);
+    EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tra(w.P, r, S, w.rank), w.rank, w.Q))) << spec;
+  }
+  const int N = w.P / w.Q;
+  for (int r1 = 2; r1 <= std::max(2, w.Q); ++r1)
+    for (int r2 = 2; r2 <= std::max(2, N); ++r2) {
+      const std::string spec = "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2);
+      ASSERT_EQ(A2A_Alltoall(sb.data(), S, MPI_BYTE, rb.data(), S, MPI_BYTE, MPI_COMM_WORLD, spec.c_str()),
+                MPI_SUCCESS);
+      const auto want = s::trace_totals(s::trace_tra2(w.P, w.Q, r1, r2, S, w.rank), w.rank, w.Q);
+      EXPECT_EQ(stats_totals(), without_meta(want)) << spec;
+    }
+}
+
+TEST(Trace, TunaHierTraceCountsWhatTheCallSends) {
+  const World w;
+  a2a::workload::Workload wl;
+  std::string err;
+  ASSERT_TRUE(a2a::workload::parse("uniform:max=40,seed=3", wl, err)) << err;
+  const s::BlockBytes bytes = [&](int src, int dst) { return a2a::workload::count(wl, src, dst, w.P); };
+  std::vector<int> sc(w.P), sd(w.P), rc(w.P), rd(w.P);
+  for (int i = 0; i < w.P; ++i) sc[i] = static_cast<int>(bytes(w.rank, i)), rc[i] = static_cast<int>(bytes(i, w.rank));
+  for (int i = 1; i < w.P; ++i) sd[i] = sd[i - 1] + sc[i - 1], rd[i] = rd[i - 1] + rc[i - 1];
+  std::vector<char> sb(sd[w.P - 1] + sc[w.P - 1] + 1), rb(rd[w.P - 1] + rc[w.P - 1] + 1);
+  for (const char* variant : {"coalesced", "staggered"})
+    for (int r : {2, 3})
+      for (int batch : {1, 32}) {
+        const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
+                                 ",block=" + std::to_string(batch);
+        ASSERT_EQ(A2A_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(), MPI_BYTE,
+                                MPI_COMM_WORLD, spec.c_str()),
+                  MPI_SUCCESS);
+        const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', bytes, w.rank / w.Q);
+        EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(node[w.rank % w.Q], w.rank, w.Q))) << spec;
+      }
+}

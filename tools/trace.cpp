@@ -1,0 +1,103 @@
+// `a2a trace`: one call of an algorithm as a SimGrid time-independent trace
+// (src/schedule/trace.hpp), every rank's actions in one file, interleaved
+// action by action so that SMPI's replay keeps few lines queued per rank.
+// Each rank: init, barrier, the call, finalize; scripts/sim-replay.sh times
+// the call from the replay's log.  No MPI: it runs on the host build.
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "schedule/schedule.hpp"
+#include "schedule/trace.hpp"
+#include "select/spec.hpp"
+#include "workload/workload.hpp"
+
+namespace {
+
+namespace s = a2a::detail::schedule;
+
+int knob(const a2a::Spec& spec, const char* key, int fallback) {
+  const auto it = spec.params.find(key);
+  return it == spec.params.end() || it->second == "auto" ? fallback : std::stoi(it->second);
+}
+
+}  // namespace
+
+int run_trace(const std::vector<std::string>& args) {
+  CLI::App app{"a2a trace: one call as a SimGrid SMPI time-independent trace (replay with smpirun -replay)"};
+  int P = 0, Q = 0;
+  long long bytes = 16;
+  std::string spec_text, collective = "alltoall", workload_text = "uniform", out;
+  app.add_option("-p,--procs", P, "ranks P")->required()->check(CLI::PositiveNumber);
+  app.add_option("--node-size", Q, "ranks per node Q, consecutive (default P: one node)");
+  app.add_option("-a,--algorithm", spec_text,
+                 "native, tra[:radix=R], tra2[:radix-intra=,radix-inter=], tuna-hier[:variant=,radix=,block=]")
+      ->required();
+  app.add_option("-m,--bytes", bytes, "bytes per block (alltoallv: the workload's size)");
+  app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
+  app.add_option("--workload", workload_text, "alltoallv's block sizes, as a2a bench's --workload");
+  app.add_option("-o,--output", out, "the trace file")->required();
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (Q <= 0) Q = P;
+  a2a::Spec spec;
+  a2a::workload::Workload w;
+  std::string err;
+  if (!a2a::split_spec(spec_text, spec, err) || !a2a::workload::parse(workload_text, w, err) || P % Q != 0) {
+    std::fprintf(stderr, "a2a trace: %s\n", err.empty() ? "P must be a multiple of the node size" : err.c_str());
+    return 2;
+  }
+  const bool v = collective == "alltoallv";
+  const auto sized = a2a::workload::with_size(w, bytes);
+  const s::BlockBytes block = [&](int src, int dst) {
+    return v ? a2a::workload::count(sized, src, dst, P) : bytes;
+  };
+  const int N = P / Q;
+  std::vector<s::Trace> traces(P);
+  if (spec.name == "native") {
+    for (int p = 0; p < P; ++p) traces[p] = v ? s::trace_native_alltoallv(P, block, p) : s::trace_native_alltoall(bytes);
+  } else if (spec.name == "tra" && !v) {
+    const int r = knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P)));
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra(P, r, bytes, p);
+  } else if (spec.name == "tra2" && !v) {
+    const int r1 = knob(spec, "radix-intra", static_cast<int>(s::ceil_sqrt(Q))), r2 = knob(spec, "radix-inter", N);
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra2(P, Q, std::min(r1, Q), std::min(r2, N), bytes, p);
+  } else if (spec.name == "tuna-hier" && v) {
+    const auto variant = spec.params.count("variant") ? spec.params.at("variant") : "coalesced";
+    const int r = knob(spec, "radix", static_cast<int>(s::ceil_sqrt(Q))), batch = knob(spec, "block", 32);
+    for (int n = 0; n < N; ++n) {
+      auto node = s::trace_tuna_hier(P, Q, r, batch, variant == "staggered", block, n);
+      for (int q = 0; q < Q; ++q) traces[n * Q + q] = std::move(node[q]);
+    }
+  } else {
+    std::fprintf(stderr, "a2a trace: no trace writer for %s %s\n", collective.c_str(), spec.name.c_str());
+    return 2;
+  }
+  std::ofstream f(out);
+  for (int p = 0; p < P; ++p) f << p << " init\n";
+  for (int p = 0; p < P; ++p) f << p << " barrier\n";
+  size_t longest = 0;
+  long long messages = 0, data = 0;
+  for (int p = 0; p < P; ++p) {
+    longest = std::max(longest, traces[p].size());
+    const auto t = s::trace_totals(traces[p], p, Q);
+    messages += t.messages, data += t.bytes;
+  }
+  for (size_t k = 0; k < longest; ++k)
+    for (int p = 0; p < P; ++p)
+      if (k < traces[p].size()) f << s::trace_line(p, traces[p][k], P, block) << '\n';
+  for (int p = 0; p < P; ++p) f << p << " finalize\n";
+  if (!f) {
+    std::fprintf(stderr, "a2a trace: cannot write %s\n", out.c_str());
+    return 1;
+  }
+  std::printf("# trace %s: P=%d Q=%d %s %s S=%lld: %zu actions per rank at most, %lld data messages, %lld bytes\n",
+              out.c_str(), P, Q, collective.c_str(), spec_text.c_str(), bytes, longest, messages, data);
+  return 0;
+}
