@@ -14,11 +14,12 @@ HEADER = ("collective,workload,procs,bytes,algorithm,resolved,median_us,min_us,m
           "inter_node_messages,wrong,algbw_GBps,busbw_GBps,radix")
 
 
-def call_seconds(lines):
+def call_seconds(lines, other):
     start, end = {}, {}
     for line in lines:
         stamp, sep, msg = line.partition(";")
         if not sep:
+            other.append(line.rstrip())
             continue
         words = msg.split()
         if len(words) < 2 or not words[0].isdigit():
@@ -46,7 +47,11 @@ def main():
     ap.add_argument("--bytes", type=int, required=True)
     ap.add_argument("--algorithm", required=True)
     a = ap.parse_args()
-    seconds = call_seconds(sys.stdin)
+    other = []
+    seconds = call_seconds(sys.stdin, other)
+    for line in other:  # SimGrid's own messages (an abort's reason), kept in the run's log
+        if line and "Switch to algorithm" not in line:
+            print("# smpi: " + line)
     if seconds is None:
         print("replay_time: no timed actions in the log", file=sys.stderr)
         return 1

@@ -210,6 +210,65 @@ def p256_table(d):
     table(["algorithm (as run)"] + [f"{s} B" for s in sizes], lines)
 
 
+def replay_rows(d, prefix):
+    """{(collective, S, row): (us, run name)} of the replayed runs NAME = PREFIX-..."""
+    out = {}
+    for path in glob.glob(os.path.join(d, prefix + "-*.csv")):
+        name = os.path.basename(path)[:-4]
+        for r in rows(d, name):
+            out[(r["collective"], int(r["bytes"]), r["algorithm"])] = (float(r["median_us"]), name)
+    return out
+
+
+ONLINE = {  # the online runs a replayed row is checked against, by P (-x 1: no set-up in the timed call)
+    256: ["p256-check", "p256-v-check"],
+    1024: ["p1024-a2a-{s}", "p1024-native-mpich-{s}", "p1024-v-hier-coalesced-{s}", "p1024-v-native-mpich-{s}"],
+    4096: ["p4096-{s}-native-mpich", "p4096-x1-{s}-{row}"],
+}
+
+
+def online_us(d, procs, coll, s, row):
+    for pattern in ONLINE.get(procs, []):
+        name = pattern.format(s=s, row=re.sub(r"[:=,]", "-", row))
+        for r in rows(d, name):
+            if r["collective"] == coll and int(r["bytes"]) == s and r["algorithm"] == row:
+                return float(r["median_us"]), name
+    return None
+
+
+def replay_check_table(d):
+    """(h) Trace replay against online SMPI on the same platform (sim-bench.sh replaycheck)."""
+    lines = []
+    for procs in (256, 1024, 4096):
+        got = replay_rows(d, f"r{procs}")
+        for (coll, s, row), (us, name) in sorted(got.items()):
+            on = online_us(d, procs, coll, s, row)
+            if not on:
+                continue
+            lines.append([str(procs), coll, str(s), row, f"{on[0]:.1f}", f"{us:.1f}", f"{100 * (us / on[0] - 1):+.2f} %",
+                          on[1], name])
+    if not lines:
+        return
+    print("(h) Trace replay (`a2a trace`, `smpirun -replay`) against online SMPI, the same row on the same "
+          "platform: simulated us per call; online runs time the call after a warm-up (`-x 1`).\n")
+    table(["P", "collective", "S (B)", "row", "online", "replay", "replay - online", "online run", "replay run"], lines)
+
+
+def replay_scale_table(d, procs, title):
+    """The replayed runs at one P: simulated us, the ratio to the replayed MPICH selector, wall time, memory."""
+    got = replay_rows(d, f"r{procs}")
+    if not got:
+        return
+    print(title + "\n")
+    lines = []
+    for (coll, s, row), (us, name) in sorted(got.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[1][0])):
+        base = got.get((coll, s, "native"))
+        wall = wall_rss(d, name)
+        lines.append([coll, str(s), row, cell(us, base[0] if base else None),
+                      f"{wall[0]:.0f}" if wall else "-", f"{wall[1]:.2f}" if wall else "-"])
+    table(["collective", "S (B)", "row", "simulated us", "wall s", "peak GiB"], lines)
+
+
 def main(d):
     radix_table(d)
     versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
@@ -223,13 +282,20 @@ def main(d):
     p4096_table(d)
     polaris_table(d)
     p256_table(d)
+    replay_check_table(d)
+    replay_scale_table(d, 4096, "(i) P = 4096 replayed (theta-64x64, `sim-bench.sh p4096r`): simulated us per "
+                                "call, in brackets the ratio to the replayed MPICH selector; wall time and peak "
+                                "memory of the replay.")
+    replay_scale_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`): simulated us per "
+                                 "call, in brackets the ratio to the replayed MPICH selector; wall time and peak "
+                                 "memory of the replay.")
 
 
 def update(doc, d):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-g])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    tables = re.sub(r"^\(([a-j])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
     text = open(doc).read()
     begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
     if begin not in text or end not in text:
