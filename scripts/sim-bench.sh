@@ -108,7 +108,10 @@ replay() {  # NAME PLATFORM COLLECTIVE ROW BYTES
   echo "$PWD/$trace" >"$trace.list"
   local workload=""
   [ "$coll" = alltoallv ] && workload=uniform
-  if /usr/bin/time -f "%e %M" -o "$out.time" \
+  # SMPI's replay allocates and frees a buffer per message: glibc's mmap
+  # for each one of 128 KiB or more cost a fifth of the run (perf).
+  if GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456 \
+      /usr/bin/time -f "%e %M" -o "$out.time" \
       smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no \
       ${A2A_SIM_CFG:-} --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:mpich --cfg=smpi/alltoallv:mpich \
       --log=smpi_replay.thres:verbose "--log=smpi_replay.fmt:%.12r;%m%n" --log=root.thres:critical \
@@ -355,42 +358,48 @@ p4096x1() {  # (issue 29) p4096's a2a rows again with a warm-up call: without on
   done
 }
 
-p4096r() {  # (issue 29) P = 4096 replayed: the rows online simulation did not finish, cheapest first
+p4096r() {  # (issue 29) P = 4096 replayed: the rows online simulation did not finish
   local s row
   for s in 16 1024; do
     for row in tra:radix=2 tra:radix=64 tra2; do
       replay "r4096-$s-${row//[:=]/-}" theta-64x64 alltoall "$row" $s
     done
   done
+  replay r4096-16-native theta-64x64 alltoall native 16
   replay r4096-v-16-tuna-hier-variant-coalesced theta-64x64 alltoallv tuna-hier:variant=coalesced 16
   # SimGrid's solver aborted that replay after 495 s, as it did online:
-  # without the acknowledgements' reverse traffic (table (e): 2-4 % less
-  # simulated time), here and at P = 1024 for the difference it makes.
-  A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay r4096-v-16-tuna-hier-xt0 theta-64x64 alltoallv \
-    tuna-hier:variant=coalesced 16
-  A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay r1024-v-16-tuna-hier-xt0 theta-16x64 alltoallv \
-    tuna-hier:variant=coalesced 16
-  # P - 1 rounds of P messages each (16.7 million), or all of them posted
-  # at once: the selector at 1 KiB, radix P, the selector's alltoallv.
-  replay r4096-16-native theta-64x64 alltoall native 16
-  replay r4096-1024-native theta-64x64 alltoall native 1024
-  for s in 16 1024; do
-    replay "r4096-$s-tra-radix-4096" theta-64x64 alltoall tra:radix=4096 $s
+  # without the acknowledgements' reverse traffic (network/crosstraffic:0),
+  # and with it the rows P = 16384 runs so, for the difference it makes.
+  local xt0=--cfg=network/crosstraffic:0
+  for row in tra:radix=2 tra2 tra:radix=64; do
+    A2A_SIM_CFG=$xt0 replay "r4096-16-${row//[:=]/-}-xt0" theta-64x64 alltoall "$row" 16
   done
-  replay r4096-v-16-native theta-64x64 alltoallv native 16
+  A2A_SIM_CFG=$xt0 replay r1024-v-16-tuna-hier-xt0 theta-16x64 alltoallv tuna-hier:variant=coalesced 16
+  A2A_SIM_CFG=$xt0 replay r4096-v-16-tuna-hier-xt0 theta-64x64 alltoallv tuna-hier:variant=coalesced 16
+  # Not run: the selector at 1 KiB (every message posted at once), radix P
+  # and the selector's alltoallv: 16.7 million messages each, which at
+  # P = 1024 (1 million) took 15 minutes to replay.
 }
 
-p16384() {  # (issue 29) P = 16384 replayed: the TRA radix sweep at 16 B and 512 B, tuna-hier at 16 B.
-  # Radices up to 1024 (radix P is P - 1 rounds of P messages, 268 million).
-  local s r
-  for s in 16 512; do
-    for r in 2 4 8 16 32 64 128 256 512 1024; do
-      replay "r16384-$s-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" $s
+p16384() {  # (issue 29) P = 16384 replayed, without the reverse traffic (a run takes 2x less; p4096r
+            # measures the difference), cheapest first: radix P is 268 million messages, not run.  At 16 B
+            # from radix 8 on, messages are under SMPI's 64 KiB detached-send threshold and a replay
+            # takes hours (radix 8 had simulated 2.9 of its some 15 ms after 13 minutes), so 512 B first.
+  local xt0=--cfg=network/crosstraffic:0 r s
+  for r in 2 4; do
+    for s in 16 512; do
+      A2A_SIM_CFG=$xt0 replay "r16384-$s-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" $s
     done
-    replay "r16384-$s-tra2" theta-256x64 alltoall tra2 $s
-    replay "r16384-$s-native" theta-256x64 alltoall native $s
   done
-  replay r16384-v-16-tuna-hier-variant-coalesced theta-256x64 alltoallv tuna-hier:variant=coalesced 16
+  A2A_SIM_CFG=$xt0 replay r16384-16-native theta-256x64 alltoall native 16
+  for r in 8 16 32 128 64 256; do
+    A2A_SIM_CFG=$xt0 replay "r16384-512-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" 512
+  done
+  A2A_SIM_CFG=$xt0 replay r16384-16-tra2 theta-256x64 alltoall tra2 16
+  A2A_SIM_CFG=$xt0 replay r16384-v-16-tuna-hier-variant-coalesced theta-256x64 alltoallv tuna-hier:variant=coalesced 16
+  for r in 8 16 128 32 64; do
+    A2A_SIM_CFG=$xt0 replay "r16384-16-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" 16
+  done
 }
 
 phases=("$@")

@@ -160,7 +160,8 @@ def p4096_table(d):
         return
     print("(f) P = 4096 (theta-64x64, `sim-bench.sh p4096`: the MPICH selector with `--cfg=smpi/bcast:default "
           "--cfg=smpi/allreduce:rdb`, one call each, no warm-up): simulated us, in brackets the ratio to the MPICH "
-          "selector at that size; wall time and peak memory of each run.\n")
+          "selector at that size; wall time and peak memory of each run. `p4096x1` runs the a2a rows again "
+          "after an untimed call: without one, TRA2's timed call splits its node and port communicators.\n")
     lines = []
     for name in runs:
         got = wall_rss(d, name)
@@ -171,7 +172,7 @@ def p4096_table(d):
         for r in rows(d, name):
             size = int(r["bytes"])
             base = native_us(d, f"p4096-{'v-' if v else ''}{size}-native-mpich", size)
-            alg = ("alltoallv " if v else "") + label(r)
+            alg = ("alltoallv " if v else "") + label(r) + (", after a warm-up call" if "-x1-" in name else "")
             lines.append([alg, str(size), cell(float(r["median_us"]), base), f"{got[0]:.0f}", f"{got[1]:.2f}"])
     table(["row", "S (B)", "simulated us", "wall s", "peak GiB"], lines)
 
@@ -211,12 +212,14 @@ def p256_table(d):
 
 
 def replay_rows(d, prefix):
-    """{(collective, S, row): (us, run name)} of the replayed runs NAME = PREFIX-..."""
+    """{(collective, S, row, xt0): (us, run name)} of the replayed runs NAME = PREFIX-...; xt0: the run's
+    name ends in -xt0 (network/crosstraffic:0, no reverse traffic)."""
     out = {}
     for path in glob.glob(os.path.join(d, prefix + "-*.csv")):
         name = os.path.basename(path)[:-4]
         for r in rows(d, name):
-            out[(r["collective"], int(r["bytes"]), r["algorithm"])] = (float(r["median_us"]), name)
+            out[(r["collective"], int(r["bytes"]), r["algorithm"], name.endswith("-xt0"))] = \
+                (float(r["median_us"]), name)
     return out
 
 
@@ -241,8 +244,8 @@ def replay_check_table(d):
     lines = []
     for procs in (256, 1024, 4096):
         got = replay_rows(d, f"r{procs}")
-        for (coll, s, row), (us, name) in sorted(got.items()):
-            on = online_us(d, procs, coll, s, row)
+        for (coll, s, row, xt0), (us, name) in sorted(got.items()):
+            on = None if xt0 else online_us(d, procs, coll, s, row)
             if not on:
                 continue
             lines.append([str(procs), coll, str(s), row, f"{on[0]:.1f}", f"{us:.1f}", f"{100 * (us / on[0] - 1):+.2f} %",
@@ -250,24 +253,31 @@ def replay_check_table(d):
     if not lines:
         return
     print("(h) Trace replay (`a2a trace`, `smpirun -replay`) against online SMPI, the same row on the same "
-          "platform: simulated us per call; online runs time the call after a warm-up (`-x 1`).\n")
+          "platform: simulated us per call; a2a's online rows time a call after an untimed one (`-x 1`), the "
+          "selectors' (which set nothing up) the first.\n")
     table(["P", "collective", "S (B)", "row", "online", "replay", "replay - online", "online run", "replay run"], lines)
 
 
 def replay_scale_table(d, procs, title):
-    """The replayed runs at one P: simulated us, the ratio to the replayed MPICH selector, wall time, memory."""
+    """The replayed runs at one P: simulated us with the ratio to the replayed MPICH selector, and without
+    the reverse traffic with the ratio to the same row with it; wall time and memory of each replay."""
     got = replay_rows(d, f"r{procs}")
     if not got:
         return
     print(title + "\n")
     lines = []
-    for (coll, s, row), (us, name) in sorted(got.items(), key=lambda kv: (kv[0][0], kv[0][1], kv[1][0])):
-        base = got.get((coll, s, "native"))
-        wall = wall_rss(d, name)
-        lines.append([coll, str(s), row, cell(us, base[0] if base else None),
-                      f"{wall[0]:.0f}" if wall else "-", f"{wall[1]:.2f}" if wall else "-"])
-    table(["collective", "S (B)", "row", "simulated us", "wall s", "peak GiB"], lines)
-
+    keys = sorted({k[:3] for k in got}, key=lambda k: (k[0], k[1], k[2] != "native", k[2]))
+    for coll, s, row in keys:
+        cells, walls = [], []
+        for xt0 in (False, True):
+            us, name = got.get((coll, s, row, xt0), (None, None))
+            base = got.get((coll, s, "native", xt0))
+            ref = None if not xt0 else got.get((coll, s, row, False))
+            cells.append(cell(us, (ref or base or (None,))[0]) if us is not None else "-")
+            wall = wall_rss(d, name) if name else None
+            walls.append(f"{wall[0]:.0f} s, {wall[1]:.2f} GiB" if wall else "-")
+        lines.append([coll, str(s), row, cells[0], walls[0], cells[1], walls[1]])
+    table(["collective", "S (B)", "row", "simulated us", "replay", "without reverse traffic", "replay"], lines)
 
 def main(d):
     radix_table(d)
@@ -284,11 +294,13 @@ def main(d):
     p256_table(d)
     replay_check_table(d)
     replay_scale_table(d, 4096, "(i) P = 4096 replayed (theta-64x64, `sim-bench.sh p4096r`): simulated us per "
-                                "call, in brackets the ratio to the replayed MPICH selector; wall time and peak "
-                                "memory of the replay.")
-    replay_scale_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`): simulated us per "
-                                 "call, in brackets the ratio to the replayed MPICH selector; wall time and peak "
-                                 "memory of the replay.")
+                                "call, in brackets the ratio to the replayed MPICH selector; without the reverse "
+                                "traffic (`network/crosstraffic:0`), in brackets the ratio to the same row with it; "
+                                "wall time and peak memory of each replay.")
+    replay_scale_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`), without the "
+                                 "reverse traffic (`network/crosstraffic:0`): simulated us per call, in brackets "
+                                 "the ratio to the replayed MPICH selector; wall time and peak memory of each "
+                                 "replay.")
 
 
 def update(doc, d):
