@@ -28,9 +28,7 @@
 # whole simulation); tools/sim_table.py turns them into docs/simulation.md's
 # tables.  Rows whose native algorithm is O(P^2) messages posted at once are
 # slow to simulate (minutes per call at P = 1024), so natives run in runs of
-# their own (-a native) and the a2a rows with --without-native.  A run whose
-# results are there is skipped (so an interrupted script resumes) unless
-# A2A_SIM_RERUN=1.
+# their own (-a native) and the a2a rows with --without-native.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -49,19 +47,26 @@ fi
 # The MPICH selector without its node-aware set-up (p4096, config).
 SMP_FREE="--cfg=smpi/bcast:default --cfg=smpi/allreduce:rdb"
 
+# A run whose results are there, or that failed before, is not run again
+# unless A2A_SIM_RERUN=1 (an interrupted script resumes where it stopped).
+settled() {  # NAME
+  local out=results/sim/$1
+  [ -n "${A2A_SIM_RERUN:-}" ] && return 1
+  if [ -s "$out.csv" ] && [ -s "$out.time" ]; then
+    echo "== $1: done before (A2A_SIM_RERUN=1 runs it again)"
+  elif grep -qs "^# failed" "$out.txt"; then
+    echo "== $1: failed before, see $out.txt (A2A_SIM_RERUN=1 tries again)"
+  else
+    return 1
+  fi
+}
+
 run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   local name=$1 platform=$2 sel=$3
   shift 3
   local np
   np=${A2A_SIM_NP:-$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")}  # or the first A2A_SIM_NP slots
-  if [ -z "${A2A_SIM_RERUN:-}" ] && [ -s "results/sim/$name.csv" ] && [ -s "results/sim/$name.time" ]; then
-    echo "== $name: done before (A2A_SIM_RERUN=1 runs it again)"
-    return
-  fi
-  if [ -z "${A2A_SIM_RERUN:-}" ] && grep -qs "^# failed" "results/sim/$name.txt"; then
-    echo "== $name: failed before, see results/sim/$name.txt (A2A_SIM_RERUN=1 tries again)"
-    return
-  fi
+  settled "$name" && return
   echo "== $name: P=$np on $platform, native = SMPI $sel: a2a bench $*"
   local out=results/sim/$name
   # SimGrid 3.32's bandwidth solver aborts in some runs ("Cannot saturate
@@ -90,14 +95,7 @@ replay() {  # NAME PLATFORM COLLECTIVE ROW BYTES
   local np q out=results/sim/$name
   np=$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")
   q=$(head -1 "sim/$platform.hosts" | cut -d: -f2)
-  if [ -z "${A2A_SIM_RERUN:-}" ] && [ -s "$out.csv" ] && [ -s "$out.time" ]; then
-    echo "== $name: done before (A2A_SIM_RERUN=1 runs it again)"
-    return
-  fi
-  if [ -z "${A2A_SIM_RERUN:-}" ] && grep -qs "^# failed" "$out.txt"; then
-    echo "== $name: failed before, see $out.txt (A2A_SIM_RERUN=1 tries again)"
-    return
-  fi
+  settled "$name" && return
   echo "== $name: replay, P=$np on $platform, native = SMPI mpich: $coll $row, $s B"
   local trace=build-smpi/traces/$name.trace
   mkdir -p build-smpi/traces
@@ -376,15 +374,20 @@ p4096r() {  # (issue 29) P = 4096 replayed: the rows online simulation did not f
   done
   A2A_SIM_CFG=$xt0 replay r1024-v-16-tuna-hier-xt0 theta-16x64 alltoallv tuna-hier:variant=coalesced 16
   A2A_SIM_CFG=$xt0 replay r4096-v-16-tuna-hier-xt0 theta-64x64 alltoallv tuna-hier:variant=coalesced 16
+  # That one's clock crawled (5 ns a second at 98 us): its inter-node phase
+  # keeps 32 messages a rank in flight, 131,072 flows for the solver.  With
+  # 4 in flight (block=4; 1.58x slower at P = 1024, 16 B):
+  replay r1024-v-16-tuna-hier-block-4 theta-16x64 alltoallv tuna-hier:variant=coalesced,block=4 16
+  replay r4096-v-16-tuna-hier-block-4 theta-64x64 alltoallv tuna-hier:variant=coalesced,block=4 16
   # Not run: the selector at 1 KiB (every message posted at once), radix P
   # and the selector's alltoallv: 16.7 million messages each, which at
-  # P = 1024 (1 million) took 15 minutes to replay.
+  # P = 1024 (1 million) took 13 minutes to replay.
 }
 
 p16384() {  # (issue 29) P = 16384 replayed, without the reverse traffic (a run takes 2x less; p4096r
             # measures the difference), cheapest first: radix P is 268 million messages, not run.  At 16 B
-            # from radix 8 on, messages are under SMPI's 64 KiB detached-send threshold and a replay
-            # takes hours (radix 8 had simulated 2.9 of its some 15 ms after 13 minutes), so 512 B first.
+            # the replays slow down with the radix (radix 8 had simulated 2.9 ms after 13 minutes, where
+            # radix 4's whole call is 18.5 ms), so 512 B first.
   local xt0=--cfg=network/crosstraffic:0 r s
   for r in 2 4; do
     for s in 16 512; do

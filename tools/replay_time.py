@@ -22,6 +22,8 @@ def call_seconds(lines, other):
             other.append(line.rstrip())
             continue
         words = msg.split()
+        if msg.startswith("Simulation time"):  # the replay's last line: it ran to the end
+            other.append(msg.rstrip())
         if len(words) < 2 or not words[0].isdigit():
             continue
         try:
@@ -52,8 +54,9 @@ def main():
     for line in other:  # SimGrid's own messages (an abort's reason), kept in the run's log
         if line and "Switch to algorithm" not in line:
             print("# smpi: " + line)
-    if seconds is None:
-        print("replay_time: no timed actions in the log", file=sys.stderr)
+    if seconds is None or not any("Simulation time" in line for line in other):
+        print("replay_time: the replay did not finish (no timed actions, or no \"Simulation time\")",
+              file=sys.stderr)
         return 1
     us = seconds * 1e6
     total = a.bytes * a.procs * a.procs

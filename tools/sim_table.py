@@ -279,6 +279,35 @@ def replay_scale_table(d, procs, title):
         lines.append([coll, str(s), row, cells[0], walls[0], cells[1], walls[1]])
     table(["collective", "S (B)", "row", "simulated us", "replay", "without reverse traffic", "replay"], lines)
 
+
+def sweep_table(d, procs, title):
+    """Replayed rows at one P by size: simulated us, in brackets the ratio to the MPICH selector at that size
+    (to TRA at radix 2 where the selector did not run), then the replay's wall time; **bold** = fastest."""
+    got = replay_rows(d, f"r{procs}")
+    if not got:
+        return
+    print(title + "\n")
+    for coll in sorted({k[0] for k in got}):
+        sizes = sorted({k[1] for k in got if k[0] == coll})
+        radix = lambda row: int(row.split("radix=")[1]) if row.startswith("tra:radix=") else 0
+        names = sorted({k[2] for k in got if k[0] == coll}, key=lambda r: (r != "native", radix(r), r))
+        lines = []
+        for row in names:
+            cells = []
+            for s in sizes:
+                hit = next((v for k, v in got.items() if k[:3] == (coll, s, row)), None)
+                if not hit:
+                    cells.append("-")
+                    continue
+                by_row = {k[2]: v[0] for k, v in got.items() if k[:2] == (coll, s)}
+                base = by_row.get("native", by_row.get("tra:radix=2"))
+                fastest = min(v[0] for k, v in got.items() if k[0] == coll and k[1] == s)
+                wall = wall_rss(d, hit[1])
+                text = cell(hit[0], base) + (f", {wall[0]:.0f} s" if wall else "")
+                cells.append(f"**{text}**" if hit[0] == fastest else text)
+            lines.append([row] + cells)
+        table([coll] + [f"S = {s} B" for s in sizes], lines)
+
 def main(d):
     radix_table(d)
     versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
@@ -297,10 +326,11 @@ def main(d):
                                 "call, in brackets the ratio to the replayed MPICH selector; without the reverse "
                                 "traffic (`network/crosstraffic:0`), in brackets the ratio to the same row with it; "
                                 "wall time and peak memory of each replay.")
-    replay_scale_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`), without the "
-                                 "reverse traffic (`network/crosstraffic:0`): simulated us per call, in brackets "
-                                 "the ratio to the replayed MPICH selector; wall time and peak memory of each "
-                                 "replay.")
+    sweep_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`), without the reverse "
+                          "traffic (`network/crosstraffic:0`): simulated us per call, in brackets the ratio to the "
+                          "replayed MPICH selector at that size (16 B; SMPI's Bruck, as radix 2) or to TRA at radix "
+                          "2 (512 B, where the selector posts every message at once and was not run), then the "
+                          "replay's wall time; **bold** = fastest; sqrt(P) = 128.")
 
 
 def update(doc, d):

@@ -5,6 +5,7 @@
 // the call from the replay's log.  No MPI: it runs on the host build.
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -18,9 +19,13 @@ namespace {
 
 namespace s = a2a::detail::schedule;
 
+// A spec's integer knob; `fallback` where it is absent or auto, 0 where it is no positive number.
 int knob(const a2a::Spec& spec, const char* key, int fallback) {
   const auto it = spec.params.find(key);
-  return it == spec.params.end() || it->second == "auto" ? fallback : std::stoi(it->second);
+  if (it == spec.params.end() || it->second == "auto") return fallback;
+  char* end = nullptr;
+  const long v = std::strtol(it->second.c_str(), &end, 10);
+  return *end == '\0' && v > 0 && v <= 1 << 30 ? static_cast<int>(v) : 0;
 }
 
 }  // namespace
@@ -59,6 +64,11 @@ int run_trace(const std::vector<std::string>& args) {
     return v ? a2a::workload::count(sized, src, dst, P) : bytes;
   };
   const int N = P / Q;
+  for (const char* key : {"radix", "radix-intra", "radix-inter", "block"})
+    if (knob(spec, key, 1) == 0) {
+      std::fprintf(stderr, "a2a trace: %s=%s is no positive number\n", key, spec.params.at(key).c_str());
+      return 2;
+    }
   std::vector<s::Trace> traces(P);
   if (spec.name == "native") {
     for (int p = 0; p < P; ++p) traces[p] = v ? s::trace_native_alltoallv(P, block, p) : s::trace_native_alltoall(bytes);
