@@ -17,8 +17,8 @@
 # (a2a bench --nonblocking, P=1024), config (SimGrid's settings against
 # the default, P=1024), polaris (the Polaris-like platform, P=256 and
 # 1024), replaycheck (trace replay against online SMPI, P=256 and 1024),
-# p4096r and p16384 (replayed, P=4096 and 16384), p4096x1 (p4096's a2a rows
-# after a warm-up call).  Simulated
+# p4096r, p4096sweep and p16384 (replayed, P=4096 and 16384), p4096x1
+# (p4096's a2a rows after a warm-up call).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -384,6 +384,13 @@ p4096r() {  # (issue 29) P = 4096 replayed: the rows online simulation did not f
   # P = 1024 (1 million) took 13 minutes to replay.
 }
 
+p4096sweep() {  # (issue 29) TRA's radix sweep at P = 4096 and 1 KiB, replayed (radix 2 and 64: p4096r)
+  local r
+  for r in 4 8 16 32 128; do
+    replay "r4096-1024-tra-radix-$r" theta-64x64 alltoall "tra:radix=$r" 1024
+  done
+}
+
 p16384() {  # (issue 29) P = 16384 replayed, without the reverse traffic (a run takes 2x less; p4096r
             # measures the difference), cheapest first: radix P is 268 million messages, not run.  At 16 B
             # the replays slow down with the radix (radix 8 had simulated 2.9 ms after 13 minutes, where
@@ -407,14 +414,14 @@ p16384() {  # (issue 29) P = 16384 replayed, without the reverse traffic (a run 
 
 phases=("$@")
 ((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
-                                p16384)
+                                p4096sweep p16384)
 for phase in "${phases[@]}"; do
   case $phase in
     p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config | polaris | replaycheck | p4096r | p4096x1 | \
-      p16384)
+      p4096sweep | p16384)
       $phase ;;
     *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris" \
-            "replaycheck p4096r p4096x1 p16384)" >&2
+            "replaycheck p4096r p4096x1 p4096sweep p16384)" >&2
        exit 2 ;;
   esac
 done
