@@ -5,7 +5,8 @@ Reads the replay's log on stdin (smpirun -replay ... --log=smpi_replay.thres:ver
 "--log=smpi_replay.fmt:%.12r;%m%n": every action's end, simulated seconds, then
 "RANK ACTION ..."), and takes per rank the time from the end of its barrier to
 the end of its last action: the call, as `a2a bench` times it (after a barrier,
-the maximum over ranks).  Appends that as a2a bench's CSV row to --csv.
+the maximum over ranks).  Writes it to --csv as a2a bench's CSV, one row;
+writes nothing where the replay did not run to its end.
 """
 import argparse
 import sys

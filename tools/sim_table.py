@@ -271,9 +271,9 @@ def replay_scale_table(d, procs, title):
         cells, walls = [], []
         for xt0 in (False, True):
             us, name = got.get((coll, s, row, xt0), (None, None))
-            base = got.get((coll, s, "native", xt0))
-            ref = None if not xt0 else got.get((coll, s, row, False))
-            cells.append(cell(us, (ref or base or (None,))[0]) if us is not None else "-")
+            # without the reverse traffic: against the same row with it, else the selector alike
+            against = (xt0 and got.get((coll, s, row, False))) or got.get((coll, s, "native", xt0))
+            cells.append(cell(us, against[0] if against else None))
             wall = wall_rss(d, name) if name else None
             walls.append(f"{wall[0]:.0f} s, {wall[1]:.2f} GiB" if wall else "-")
         lines.append([coll, str(s), row, cells[0], walls[0], cells[1], walls[1]])

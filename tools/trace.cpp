@@ -77,7 +77,7 @@ int run_trace(const std::vector<std::string>& args) {
     for (int p = 0; p < P; ++p) traces[p] = s::trace_tra(P, r, bytes, p);
   } else if (spec.name == "tra2" && !v) {
     const int r1 = knob(spec, "radix-intra", static_cast<int>(s::ceil_sqrt(Q))), r2 = knob(spec, "radix-inter", N);
-    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra2(P, Q, std::min(r1, Q), std::min(r2, N), bytes, p);
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra2(P, Q, r1, r2, bytes, p);
   } else if (spec.name == "tuna-hier" && v) {
     const auto variant = spec.params.count("variant") ? spec.params.at("variant") : "coalesced";
     const int r = knob(spec, "radix", static_cast<int>(s::ceil_sqrt(Q))), batch = knob(spec, "block", 32);

@@ -36,7 +36,7 @@ Task<int> phase(const UniformCall& c, const Params& outer, CommContext& sub, con
   const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st, c.scratch};
   Params prm = outer;  // shm's knobs as the call resolved them
-  prm.radix = std::max(2, std::min(radix, std::max(sub.size, 2)));
+  prm.radix = schedule::phase_radix(radix, sub.size);
   Result r = through_shm ? co_await shm_phase(u, prm) : Result::fallback();
   if (r.fell_back()) r = co_await tra(u, prm);  // p2p, or the node's ranks share no memory
   const int rc = r.nested_code();

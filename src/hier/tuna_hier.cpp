@@ -40,7 +40,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
   const int n = topo.node_of[c.rank()];
-  const int r = std::max(2, std::min(prm.radix_intra ? prm.radix_intra : static_cast<int>(schedule::ceil_sqrt(Q)), std::max(Q, 2)));
+  const int r = schedule::phase_radix(prm.radix_intra ? prm.radix_intra : schedule::ceil_sqrt(Q), Q);
   const bool coalesced = !prm.staggered;
   c.stats.named_from = 0;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d%s",

@@ -10,6 +10,7 @@
 // starts as send block (p-i)%P and ends as the block from (p+i)%P.  Either
 // way slot 0 is the rank's own block and never travels.
 #pragma once
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -30,6 +31,11 @@ inline long long ceil_sqrt(long long x) {
   return r;
 }
 int digit(long long i, long long r, int x);  // x-th base-r digit of i
+// The radix a TRA or TuNA phase over n ranks runs: r clamped to 2..max(n, 2)
+// (TRA2's and hierarchical TuNA's phases, and their replay traces).
+inline int phase_radix(long long r, int n) {
+  return static_cast<int>(std::max(2LL, std::min(r, static_cast<long long>(std::max(n, 2)))));
+}
 
 // TRA: rounds (x ascending, z ascending) that send at least one block.
 std::vector<Step> tra_steps(int P, int r);

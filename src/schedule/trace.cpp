@@ -15,27 +15,19 @@ struct Group {
   int world(long long g) const { return base + mod(g, n) * stride; }
 };
 
-void exchange(Trace& t, const Group& grp, int g, int d, long long bytes, bool meta = false) {
-  if (bytes > 0) t.push_back({TraceOp::sendrecv, meta, grp.world(g + d), grp.world(g - d), bytes, bytes});
-}
-
-// a2a's TRA (zero-rotation engine, forward): round (x, z) sends its slots to g + d.
-void tra_on(Trace& t, const Group& grp, int radix, long long block, int g) {
-  for (const auto& s : tra_shape(grp.n, std::max(2, std::min(radix, std::max(grp.n, 2)))))
-    exchange(t, grp, g, s.distance, s.slots * block);
+// a2a's TRA (zero-rotation engine, forward): round (x, z) sends its slots
+// to g + d and receives as many from g - d.
+void tra_on(Trace& t, const Group& grp, int radix, long long block, int g, bool meta = false) {
+  for (const auto& s : tra_shape(grp.n, phase_radix(radix, grp.n)))
+    if (const long long bytes = s.slots * block; bytes > 0)
+      t.push_back({TraceOp::sendrecv, meta, grp.world(g + s.distance), grp.world(g - s.distance), bytes, bytes});
 }
 
 // SMPI's MPICH selector on a node communicator: Bruck below 256 B per block
-// (its self-copies are local), else every message posted at once.
+// (TRA's radix-2 rounds; its self-copies are local), else every message
+// posted at once.
 void size_alltoall(Trace& t, const Group& grp, int g, long long block) {
-  if (block < 256 && grp.n >= 8) {
-    for (int pof2 = 1; pof2 < grp.n; pof2 *= 2) {
-      long long blocks = 0;
-      for (int b = 1; b < grp.n; ++b) blocks += (b & pof2) ? 1 : 0;
-      exchange(t, grp, g, pof2, blocks * block, true);
-    }
-    return;
-  }
+  if (block < 256 && grp.n >= 8) return tra_on(t, grp, 2, block, g, true);
   for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::irecv, true, -1, grp.world(g - i), block, 0});
   for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::isend, true, grp.world(g + i), -1, block, 0});
   if (grp.n > 1) t.push_back({TraceOp::waitall});
@@ -140,7 +132,7 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
     const Group node_grp{Q, n * Q, 1}, port{N, q, Q};
     Trace& t = traces[q];
     size_alltoall(t, node_grp, q, 8LL * N);
-    tuna_on(t, node_grp, std::max(2, std::min(radix, std::max(Q, 2))), sb, q);
+    tuna_on(t, node_grp, phase_radix(radix, Q), sb, q);
     for (size_t first = 0; first < plan.size(); first += static_cast<size_t>(batch)) {
       const size_t last = std::min(plan.size(), first + static_cast<size_t>(batch));
       bool posted = false;

@@ -6,6 +6,7 @@
 // compares the totals with the stats of the real calls.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -61,16 +62,13 @@ bool runs_to_completion(const std::vector<Trace>& traces, std::string& why) {
           if (op.kind == TraceOp::recv || op.kind == TraceOp::irecv)
             pending[p].push_back(post_recv(p, op.src, op.bytes));
         }
-        const bool blocks = op.kind != TraceOp::isend && op.kind != TraceOp::irecv;
-        if (blocks) {
-          for (const auto& r : pending[p])
-            if (!done(p, r)) goto next_rank;
+        if (op.kind != TraceOp::isend && op.kind != TraceOp::irecv) {  // blocks until its partners are there
+          if (!std::all_of(pending[p].begin(), pending[p].end(), [&](const auto& r) { return done(p, r); })) break;
           pending[p].clear();
         }
         ++pc[p];
         moved = true;
       }
-    next_rank:;
       if (!why.empty()) return false;
     }
   }
