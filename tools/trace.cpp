@@ -4,6 +4,7 @@
 // Each rank: init, barrier, the call, finalize; scripts/sim-replay.sh times
 // the call from the replay's log.  No MPI: it runs on the host build.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -28,6 +29,23 @@ int knob(const a2a::Spec& spec, const char* key, int fallback) {
   return *end == '\0' && v > 0 && v <= 1 << 30 ? static_cast<int>(v) : 0;
 }
 
+// The knobs each writer reads; any other key would be silently ignored, so it is refused.  intra=shm
+// is among them: under SMPI a2a has no shared window and runs that phase point to point
+// (uniform/shm.cpp), which is what the spec without it writes.
+bool known_keys(const a2a::Spec& spec, std::string& bad) {
+  const std::vector<std::string> keys = spec.name == "tra"         ? std::vector<std::string>{"radix"}
+                                        : spec.name == "tra2"      ? std::vector<std::string>{"radix-intra", "radix-inter"}
+                                        : spec.name == "tuna-hier" ? std::vector<std::string>{"variant", "radix", "block"}
+                                        : spec.name == "tuna"      ? std::vector<std::string>{"radix"}
+                                                                   : std::vector<std::string>{};
+  for (const auto& [key, value] : spec.params)
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+      bad = key + "=" + value;
+      return false;
+    }
+  return true;
+}
+
 }  // namespace
 
 int run_trace(const std::vector<std::string>& args) {
@@ -38,7 +56,8 @@ int run_trace(const std::vector<std::string>& args) {
   app.add_option("-p,--procs", P, "ranks P")->required()->check(CLI::PositiveNumber);
   app.add_option("--node-size", Q, "ranks per node Q, consecutive (default P: one node)");
   app.add_option("-a,--algorithm", spec_text,
-                 "native, tra[:radix=R], tra2[:radix-intra=,radix-inter=], tuna-hier[:variant=,radix=,block=]")
+                 "alltoall: native, tra[:radix=R], tra2[:radix-intra=,radix-inter=]; alltoallv: native, "
+                 "tuna-hier[:variant=,radix=,block=], tuna[:radix=R], two-phase-bruck, padded-bruck")
       ->required();
   app.add_option("-m,--bytes", bytes, "bytes per block (alltoallv: the workload's size)");
   app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
@@ -56,6 +75,12 @@ int run_trace(const std::vector<std::string>& args) {
   std::string err;
   if (!a2a::split_spec(spec_text, spec, err) || !a2a::workload::parse(workload_text, w, err) || P % Q != 0) {
     std::fprintf(stderr, "a2a trace: %s\n", err.empty() ? "P must be a multiple of the node size" : err.c_str());
+    return 2;
+  }
+  if (std::string bad; !known_keys(spec, bad)) {
+    std::fprintf(stderr, "a2a trace: %s: no such knob in the %s trace writer%s\n", bad.c_str(), spec.name.c_str(),
+                 bad.rfind("intra=", 0) == 0 ? " (under SMPI a2a runs the intra-node phase point to point: leave it out)"
+                                             : "");
     return 2;
   }
   const bool v = collective == "alltoallv";
@@ -85,6 +110,13 @@ int run_trace(const std::vector<std::string>& args) {
       auto node = s::trace_tuna_hier(P, Q, r, batch, variant == "staggered", block, n);
       for (int q = 0; q < Q; ++q) traces[n * Q + q] = std::move(node[q]);
     }
+  } else if ((spec.name == "tuna" || spec.name == "two-phase-bruck") && v) {
+    traces = s::trace_tuna(P, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block);
+  } else if (spec.name == "padded-bruck" && v) {
+    long long M = 0;
+    for (int x = 0; x < P; ++x)
+      for (int y = 0; y < P; ++y) M = std::max(M, block(x, y));
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_padded_bruck(P, M, p);
   } else {
     std::fprintf(stderr, "a2a trace: no trace writer for %s %s\n", collective.c_str(), spec.name.c_str());
     return 2;

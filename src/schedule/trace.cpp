@@ -65,40 +65,55 @@ void allreduce_8(Trace& t, const Group& grp, int g) {
     if (g + mask < grp.n) t.push_back({TraceOp::send, true, grp.world(g + mask), -1, 8, 0});
 }
 
-// a2a's two-phase TuNA (src/nonuniform/two_phase.cpp) on `grp` for member g,
-// sb[x][y] the bytes member x sends member y: one allreduce for the largest
-// block, then per round the sizes and the blocks to g - d, from g + d.  The
-// sizes a slot carries are followed on every member of the group.
-void tuna_on(Trace& t, const Group& grp, int radix, const std::vector<std::vector<long long>>& sb, int g) {
+// a2a's two-phase exchange (src/nonuniform/two_phase.cpp: TuNA, two-phase
+// Bruck) on `grp`, every member's trace at once (traces[g]), sb[x][y] the
+// bytes member x sends member y: per round the sizes, then the blocks
+// (none where both ways are empty), to g - d and from g + d.  The sizes a
+// slot carries are followed on every member.
+void two_phase_on(std::vector<Trace>& traces, const Group& grp, const std::vector<Step>& steps,
+                  const std::vector<std::vector<long long>>& sb) {
   const int n = grp.n;
-  allreduce_8(t, grp, g);
-  long long M = 0;
-  for (const auto& row : sb) M = std::max(M, *std::max_element(row.begin(), row.end()));
-  if (M == 0) return;
   std::vector<std::vector<long long>> held(n, std::vector<long long>(n, -1)), out(n);
-  for (const auto& s : tra_steps(n, radix)) {
+  for (const auto& s : steps) {
     for (int x = 0; x < n; ++x) {
       out[x].clear();
       for (int i : s.slots) out[x].push_back(held[x][i] >= 0 ? held[x][i] : sb[x][mod(x - i, n)]);
     }
     const long long k = static_cast<long long>(s.slots.size());
-    const int src = mod(static_cast<long long>(g) + s.distance, n), dst = mod(static_cast<long long>(g) - s.distance, n);
-    long long sent = 0, arriving = 0;
-    for (long long j = 0; j < k; ++j) {
-      sent += out[g][j];
-      arriving += out[src][j];
+    for (int g = 0; g < n; ++g) {
+      const int src = mod(static_cast<long long>(g) + s.distance, n), dst = mod(static_cast<long long>(g) - s.distance, n);
+      long long sent = 0, arriving = 0;
+      for (long long j = 0; j < k; ++j) {
+        sent += out[g][j];
+        arriving += out[src][j];
+      }
+      Trace& t = traces[static_cast<size_t>(g)];
+      t.push_back({TraceOp::irecv, true, -1, grp.world(src), 8 * k, 0});
+      t.push_back({TraceOp::isend, true, grp.world(dst), -1, 8 * k, 0});
+      t.push_back({TraceOp::waitall});
+      if (arriving > 0) t.push_back({TraceOp::irecv, false, -1, grp.world(src), arriving, 0});
+      if (sent > 0) t.push_back({TraceOp::isend, false, grp.world(dst), -1, sent, 0});
+      if (arriving > 0 || sent > 0) t.push_back({TraceOp::waitall});
     }
-    t.push_back({TraceOp::irecv, true, -1, grp.world(src), 8 * k, 0});
-    t.push_back({TraceOp::isend, true, grp.world(dst), -1, 8 * k, 0});
-    t.push_back({TraceOp::waitall});
-    if (arriving > 0) t.push_back({TraceOp::irecv, false, -1, grp.world(src), arriving, 0});
-    if (sent > 0) t.push_back({TraceOp::isend, false, grp.world(dst), -1, sent, 0});
-    if (arriving > 0 || sent > 0) t.push_back({TraceOp::waitall});
     for (int x = 0; x < n; ++x) {
       const int from = mod(static_cast<long long>(x) + s.distance, n);
       for (long long j = 0; j < k; ++j) held[x][s.slots[j]] = out[from][j];
     }
   }
+}
+
+long long largest(const std::vector<std::vector<long long>>& sb) {
+  long long M = 0;
+  for (const auto& row : sb) M = std::max(M, *std::max_element(row.begin(), row.end()));
+  return M;
+}
+
+// The bytes every rank sends every other, as a matrix.
+std::vector<std::vector<long long>> block_matrix(int P, const BlockBytes& bytes) {
+  std::vector<std::vector<long long>> sb(P, std::vector<long long>(P, 0));
+  for (int x = 0; x < P; ++x)
+    for (int y = 0; y < P; ++y) sb[x][y] = bytes(x, y);
+  return sb;
 }
 
 }  // namespace
@@ -126,13 +141,17 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
     for (int y = 0; y < Q; ++y)
       for (int m = 0; m < N; ++m) sb[x][y] += bytes(n * Q + x, m * Q + y);
   const auto plan = tuna_hier_inter_plan(N, Q, staggered);
+  const Group node_grp{Q, n * Q, 1};
   std::vector<Trace> traces(Q);
   for (int q = 0; q < Q; ++q) {
+    size_alltoall(traces[q], node_grp, q, 8LL * N);
+    allreduce_8(traces[q], node_grp, q);
+  }
+  if (largest(sb) > 0) two_phase_on(traces, node_grp, tra_steps(Q, phase_radix(radix, Q)), sb);
+  for (int q = 0; q < Q; ++q) {
     const int rank = n * Q + q;
-    const Group node_grp{Q, n * Q, 1}, port{N, q, Q};
+    const Group port{N, q, Q};
     Trace& t = traces[q];
-    size_alltoall(t, node_grp, q, 8LL * N);
-    tuna_on(t, node_grp, phase_radix(radix, Q), sb, q);
     for (size_t first = 0; first < plan.size(); first += static_cast<size_t>(batch)) {
       const size_t last = std::min(plan.size(), first + static_cast<size_t>(batch));
       bool posted = false;
@@ -157,6 +176,23 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
     }
   }
   return traces;
+}
+
+std::vector<Trace> trace_tuna(int P, int radix, const BlockBytes& bytes) {
+  std::vector<Trace> traces(P, Trace{{TraceOp::allreduce, true, -1, -1, 8, 8}});
+  const auto sb = block_matrix(P, bytes);
+  if (largest(sb) > 0) two_phase_on(traces, {P, 0, 1}, tra_steps(P, phase_radix(radix, P)), sb);
+  return traces;
+}
+
+Trace trace_padded_bruck(int P, long long M, int rank) {
+  Trace t{{TraceOp::allreduce, true, -1, -1, 8, 8}};
+  if (M <= 0) return t;
+  // bruck_zero_rotation's orientation: TRA's radix-2 rounds backward, to p - d from p + d.
+  for (const auto& s : tra_shape(P, phase_radix(2, P)))
+    t.push_back({TraceOp::sendrecv, false, mod(static_cast<long long>(rank) - s.distance, P),
+                 mod(static_cast<long long>(rank) + s.distance, P), s.slots * M, s.slots * M});
+  return t;
 }
 
 Trace trace_native_alltoall(long long block) { return {{TraceOp::alltoall, false, -1, -1, block, block}}; }
@@ -194,6 +230,7 @@ std::string trace_line(int rank, const TraceOp& op, int P, const BlockBytes& byt
     case TraceOp::isend: return r + "isend " + n(op.dst) + " 1 " + n(op.bytes) + " 6";
     case TraceOp::irecv: return r + "irecv " + n(op.src) + " 1 " + n(op.bytes) + " 6";
     case TraceOp::waitall: return r + "waitall";
+    case TraceOp::allreduce: return r + "allreduce " + n(op.bytes) + " 0 6";
     case TraceOp::alltoall: return r + "alltoall " + n(op.bytes) + ' ' + n(op.recv_bytes);
     case TraceOp::alltoallv: {
       std::string s = r + "alltoallv " + n(op.bytes);

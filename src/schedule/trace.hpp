@@ -4,7 +4,8 @@
 // A rank's trace is what its blocking call posts on the real run, in
 // order: TRA's (and Bruck's) exchanges as MPI_Sendrecv, TRA2's two TRA
 // phases with super-blocks, hierarchical TuNA's size exchange, TuNA rounds
-// (sizes, then blocks) and scattered inter-node batches.  Ranks are world
+// (sizes, then blocks) and scattered inter-node batches, flat TuNA,
+// two-phase and padded Bruck.  Ranks are world
 // ranks, nodes are Q consecutive ranks (the platforms' host files).  The
 // replay format names no sub-communicator, so the collectives a2a nests on
 // its node communicator run here as the point-to-point pattern of what
@@ -19,11 +20,11 @@
 namespace a2a::detail::schedule {
 
 struct TraceOp {
-  enum Kind : unsigned char { sendrecv, send, recv, isend, irecv, waitall, alltoall, alltoallv };
+  enum Kind : unsigned char { sendrecv, send, recv, isend, irecv, waitall, alltoall, alltoallv, allreduce };
   Kind kind = waitall;
   bool meta = false;         // sizes, not payload (A2A_Stats::meta_bytes_sent)
   int dst = -1, src = -1;    // world ranks; sendrecv has both
-  long long bytes = 0;       // sent (sendrecv, send, isend; alltoall: per peer) or received (recv, irecv)
+  long long bytes = 0;       // sent (sendrecv, send, isend; alltoall: per peer; allreduce) or received (recv, irecv)
   long long recv_bytes = 0;  // sendrecv: received
 };
 using Trace = std::vector<TraceOp>;
@@ -42,6 +43,13 @@ Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank);
 // node `node`'s Q ranks at once (TuNA's sizes are followed node-wide).
 std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool staggered, const BlockBytes& bytes,
                                    int node);
+// Flat TuNA of radix r (2: two-phase Bruck) over P ranks, every rank's trace:
+// the largest block's allreduce (the replay runs the selector's), then per
+// round the sizes and the blocks, as for hierarchical TuNA's node phase.
+std::vector<Trace> trace_tuna(int P, int radix, const BlockBytes& bytes);
+// Padded Bruck: the largest block's allreduce, then Bruck (TRA radix 2)
+// with every block padded to M, the largest (0: no exchange).
+Trace trace_padded_bruck(int P, long long M, int rank);
 // The MPI library's own collectives (the replay runs its selector).
 Trace trace_native_alltoall(long long block);
 Trace trace_native_alltoallv(int P, const BlockBytes& bytes, int rank);

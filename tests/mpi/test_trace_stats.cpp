@@ -2,6 +2,7 @@
 // rank, the data messages, payload bytes and what leaves the node that a
 // trace holds equal A2A_Last_stats of the same call (run with A2A_NODE_SIZE
 // for virtual nodes; the traces assume nodes of consecutive ranks).
+#include <algorithm>
 #include <cstdlib>
 
 #include "harness.hpp"
@@ -76,4 +77,33 @@ TEST(Trace, TunaHierTraceCountsWhatTheCallSends) {
         const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', bytes, w.rank / w.Q);
         EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(node[w.rank % w.Q], w.rank, w.Q))) << spec;
       }
+}
+
+TEST(Trace, FlatNonUniformTracesCountWhatTheCallsSend) {
+  const World w;
+  a2a::workload::Workload wl;
+  std::string err;
+  ASSERT_TRUE(a2a::workload::parse("power-law:max=40,exponent=1.5,seed=5", wl, err)) << err;
+  const s::BlockBytes bytes = [&](int src, int dst) { return a2a::workload::count(wl, src, dst, w.P); };
+  std::vector<int> sc(w.P), sd(w.P), rc(w.P), rd(w.P);
+  for (int i = 0; i < w.P; ++i) sc[i] = static_cast<int>(bytes(w.rank, i)), rc[i] = static_cast<int>(bytes(i, w.rank));
+  for (int i = 1; i < w.P; ++i) sd[i] = sd[i - 1] + sc[i - 1], rd[i] = rd[i - 1] + rc[i - 1];
+  std::vector<char> sb(sd[w.P - 1] + sc[w.P - 1] + 1), rb(rd[w.P - 1] + rc[w.P - 1] + 1);
+  long long M = 0;
+  for (int x = 0; x < w.P; ++x)
+    for (int y = 0; y < w.P; ++y) M = std::max(M, bytes(x, y));
+  auto call = [&](const std::string& spec) {
+    return A2A_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(), MPI_BYTE,
+                         MPI_COMM_WORLD, spec.c_str());
+  };
+  for (int r = 2; r <= w.P + 1; ++r) {
+    const std::string spec = "tuna:radix=" + std::to_string(r);
+    ASSERT_EQ(call(spec), MPI_SUCCESS);
+    const auto t = s::trace_tuna(w.P, r, bytes);
+    EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t[w.rank], w.rank, w.Q))) << spec;
+  }
+  ASSERT_EQ(call("two-phase-bruck"), MPI_SUCCESS);
+  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tuna(w.P, 2, bytes)[w.rank], w.rank, w.Q)));
+  ASSERT_EQ(call("padded-bruck"), MPI_SUCCESS);
+  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_padded_bruck(w.P, M, w.rank), w.rank, w.Q)));
 }

@@ -148,6 +148,51 @@ TEST(Trace, TunaHierDeliversEveryNodesBytesAcross) {
         }
 }
 
+// Non-zero base-r digits of d: the hops of the block at distance d.
+int hops(int d, int r) {
+  int h = 0;
+  for (; d > 0; d /= r) h += d % r != 0;
+  return h;
+}
+
+TEST(Trace, FlatTunaForwardsEveryBlockOncePerNonZeroDigit) {
+  for (int P : {1, 2, 3, 5, 8, 9, 12})
+    for (int r = 2; r <= P + 1; ++r) {
+      const auto t = s::trace_tuna(P, r, sizes);
+      std::string why;
+      ASSERT_TRUE(runs_to_completion(t, why)) << "P=" << P << " r=" << r << ": " << why;
+      long long want = 0, got = 0, meta = 0, want_meta = 0;
+      const int rr = std::min(r, std::max(P, 2));
+      for (int src = 0; src < P; ++src)
+        for (int d = 1; d < P; ++d) want += sizes(src, (src - d + P) % P) * hops(d, rr), want_meta += 8 * hops(d, rr);
+      for (int p = 0; p < P; ++p) {
+        ASSERT_FALSE(t[p].empty());
+        EXPECT_EQ(t[p][0].kind, TraceOp::allreduce);
+        const auto tot = s::trace_totals(t[p], p, P);
+        got += tot.bytes, meta += tot.meta_bytes;
+      }
+      EXPECT_EQ(got, want) << "P=" << P << " r=" << r;
+      EXPECT_EQ(meta, want_meta) << "P=" << P << " r=" << r;
+    }
+}
+
+TEST(Trace, PaddedBruckIsBruckOfTheLargestBlock) {
+  for (int P : {1, 2, 3, 5, 8}) {
+    std::vector<Trace> t(P);
+    for (int p = 0; p < P; ++p) t[p] = s::trace_padded_bruck(P, 29, p);
+    std::string why;
+    ASSERT_TRUE(runs_to_completion(t, why)) << "P=" << P << ": " << why;
+    for (int p = 0; p < P; ++p) {
+      auto bruck = s::trace_tra(P, 2, 29, p);
+      bruck.insert(bruck.begin(), {TraceOp::allreduce, true, -1, -1, 8, 8});
+      ASSERT_EQ(t[p].size(), bruck.size());
+      EXPECT_EQ(s::trace_totals(t[p], p, 1), s::trace_totals(bruck, p, 1));
+    }
+    EXPECT_EQ(s::trace_padded_bruck(P, 0, 0).size(), 1u);  // every block empty: the allreduce only
+  }
+  EXPECT_EQ(s::trace_line(4, s::trace_padded_bruck(8, 3, 4)[0], 8, sizes), "4 allreduce 8 0 6");
+}
+
 TEST(Trace, NativeRowsAndLineFormat) {
   EXPECT_EQ(s::trace_line(3, s::trace_native_alltoall(16)[0], 4, sizes), "3 alltoall 16 16");
   const auto v = s::trace_native_alltoallv(3, sizes, 1)[0];
