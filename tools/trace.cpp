@@ -111,12 +111,12 @@ int run_trace(const std::vector<std::string>& args) {
       for (int q = 0; q < Q; ++q) traces[n * Q + q] = std::move(node[q]);
     }
   } else if ((spec.name == "tuna" || spec.name == "two-phase-bruck") && v) {
-    traces = s::trace_tuna(P, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block);
+    traces = s::trace_tuna(P, Q, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block);
   } else if (spec.name == "padded-bruck" && v) {
     long long M = 0;
     for (int x = 0; x < P; ++x)
       for (int y = 0; y < P; ++y) M = std::max(M, block(x, y));
-    for (int p = 0; p < P; ++p) traces[p] = s::trace_padded_bruck(P, M, p);
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_padded_bruck(P, Q, M, p);
   } else {
     std::fprintf(stderr, "a2a trace: no trace writer for %s %s\n", collective.c_str(), spec.name.c_str());
     return 2;

@@ -33,11 +33,9 @@ void size_alltoall(Trace& t, const Group& grp, int g, long long block) {
   if (grp.n > 1) t.push_back({TraceOp::waitall});
 }
 
-// The largest-block allreduce (8 bytes) on a one-node communicator as
-// SMPI's MPICH selector runs it: its two-level algorithm, that is recursive
-// doubling (the first 2*rem ranks of a non-power of two folded in pairs)
-// and then a binomial broadcast from rank 0.
-void allreduce_8(Trace& t, const Group& grp, int g) {
+// Recursive doubling of 8 bytes on `grp` (SMPI's allreduce__rdb): the first
+// 2*rem members of a non-power of two folded in pairs.
+void rdb_8(Trace& t, const Group& grp, int g) {
   int pof2 = 1;
   while (pof2 * 2 <= grp.n) pof2 *= 2;
   const int rem = grp.n - pof2;
@@ -55,6 +53,10 @@ void allreduce_8(Trace& t, const Group& grp, int g) {
     if (g % 2) t.push_back({TraceOp::send, true, grp.world(g - 1), -1, 8, 0});
     else t.push_back({TraceOp::recv, true, -1, grp.world(g + 1), 8, 0});
   }
+}
+
+// A binomial broadcast of 8 bytes from member 0 of `grp`.
+void bcast_8(Trace& t, const Group& grp, int g) {
   int mask = 1;
   for (; mask < grp.n; mask *= 2)
     if (g & mask) {
@@ -63,6 +65,18 @@ void allreduce_8(Trace& t, const Group& grp, int g) {
     }
   for (mask /= 2; mask > 0; mask /= 2)
     if (g + mask < grp.n) t.push_back({TraceOp::send, true, grp.world(g + mask), -1, 8, 0});
+}
+
+// The largest-block allreduce (8 bytes) as SMPI's MPICH selector runs it:
+// its two-level algorithm (allreduce__mvapich2_two_level), recursive
+// doubling on each node, then among the nodes' first ranks, then a
+// binomial broadcast on each node.  Nodes of Q consecutive ranks; `rank`
+// in 0..P-1 of the ranks [base, base + P).
+void allreduce_8(Trace& t, int P, int Q, int base, int rank) {
+  const Group node{Q, base + rank / Q * Q, 1}, leaders{P / Q, base, Q};
+  rdb_8(t, node, rank % Q);
+  if (rank % Q == 0 && P > Q) rdb_8(t, leaders, rank / Q);
+  bcast_8(t, node, rank % Q);
 }
 
 // a2a's two-phase exchange (src/nonuniform/two_phase.cpp: TuNA, two-phase
@@ -145,7 +159,7 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
   std::vector<Trace> traces(Q);
   for (int q = 0; q < Q; ++q) {
     size_alltoall(traces[q], node_grp, q, 8LL * N);
-    allreduce_8(traces[q], node_grp, q);
+    allreduce_8(traces[q], Q, Q, n * Q, q);  // on the node communicator: one node
   }
   if (largest(sb) > 0) two_phase_on(traces, node_grp, tra_steps(Q, phase_radix(radix, Q)), sb);
   for (int q = 0; q < Q; ++q) {
@@ -178,15 +192,17 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
   return traces;
 }
 
-std::vector<Trace> trace_tuna(int P, int radix, const BlockBytes& bytes) {
-  std::vector<Trace> traces(P, Trace{{TraceOp::allreduce, true, -1, -1, 8, 8}});
+std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes) {
+  std::vector<Trace> traces(P);
+  for (int p = 0; p < P; ++p) allreduce_8(traces[p], P, Q, 0, p);
   const auto sb = block_matrix(P, bytes);
   if (largest(sb) > 0) two_phase_on(traces, {P, 0, 1}, tra_steps(P, phase_radix(radix, P)), sb);
   return traces;
 }
 
-Trace trace_padded_bruck(int P, long long M, int rank) {
-  Trace t{{TraceOp::allreduce, true, -1, -1, 8, 8}};
+Trace trace_padded_bruck(int P, int Q, long long M, int rank) {
+  Trace t;
+  allreduce_8(t, P, Q, 0, rank);
   if (M <= 0) return t;
   // bruck_zero_rotation's orientation: TRA's radix-2 rounds backward, to p - d from p + d.
   for (const auto& s : tra_shape(P, phase_radix(2, P)))
@@ -230,7 +246,6 @@ std::string trace_line(int rank, const TraceOp& op, int P, const BlockBytes& byt
     case TraceOp::isend: return r + "isend " + n(op.dst) + " 1 " + n(op.bytes) + " 6";
     case TraceOp::irecv: return r + "irecv " + n(op.src) + " 1 " + n(op.bytes) + " 6";
     case TraceOp::waitall: return r + "waitall";
-    case TraceOp::allreduce: return r + "allreduce " + n(op.bytes) + " 0 6";
     case TraceOp::alltoall: return r + "alltoall " + n(op.bytes) + ' ' + n(op.recv_bytes);
     case TraceOp::alltoallv: {
       std::string s = r + "alltoallv " + n(op.bytes);

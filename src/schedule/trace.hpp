@@ -10,8 +10,9 @@
 // replay format names no sub-communicator, so the collectives a2a nests on
 // its node communicator run here as the point-to-point pattern of what
 // SMPI's MPICH selector runs for them there (Bruck for the size alltoall;
-// for the largest-block allreduce its two-level algorithm, which on one
-// node is recursive doubling and a binomial broadcast).  No MPI here.
+// for the largest-block allreduce its two-level algorithm: recursive
+// doubling on each node and among the nodes' first ranks, then a binomial
+// broadcast on each node).  No MPI here.
 #pragma once
 #include <functional>
 #include <string>
@@ -20,11 +21,11 @@
 namespace a2a::detail::schedule {
 
 struct TraceOp {
-  enum Kind : unsigned char { sendrecv, send, recv, isend, irecv, waitall, alltoall, alltoallv, allreduce };
+  enum Kind : unsigned char { sendrecv, send, recv, isend, irecv, waitall, alltoall, alltoallv };
   Kind kind = waitall;
   bool meta = false;         // sizes, not payload (A2A_Stats::meta_bytes_sent)
   int dst = -1, src = -1;    // world ranks; sendrecv has both
-  long long bytes = 0;       // sent (sendrecv, send, isend; alltoall: per peer; allreduce) or received (recv, irecv)
+  long long bytes = 0;       // sent (sendrecv, send, isend; alltoall: per peer) or received (recv, irecv)
   long long recv_bytes = 0;  // sendrecv: received
 };
 using Trace = std::vector<TraceOp>;
@@ -43,13 +44,16 @@ Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank);
 // node `node`'s Q ranks at once (TuNA's sizes are followed node-wide).
 std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool staggered, const BlockBytes& bytes,
                                    int node);
-// Flat TuNA of radix r (2: two-phase Bruck) over P ranks, every rank's trace:
-// the largest block's allreduce (the replay runs the selector's), then per
-// round the sizes and the blocks, as for hierarchical TuNA's node phase.
-std::vector<Trace> trace_tuna(int P, int radix, const BlockBytes& bytes);
-// Padded Bruck: the largest block's allreduce, then Bruck (TRA radix 2)
-// with every block padded to M, the largest (0: no exchange).
-Trace trace_padded_bruck(int P, long long M, int rank);
+// Flat TuNA of radix r (2: two-phase Bruck) over P ranks on nodes of Q,
+// every rank's trace: the largest block's allreduce (the selector's
+// two-level algorithm, point to point: SMPI's replay of an allreduce
+// action aborts under its MPICH selector), then per round the sizes and
+// the blocks, as for hierarchical TuNA's node phase.
+std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes);
+// Padded Bruck: the largest block's allreduce, then Bruck (TRA radix 2,
+// backward as a2a's zero-rotation Bruck) with every block padded to M,
+// the largest (0: no exchange).
+Trace trace_padded_bruck(int P, int Q, long long M, int rank);
 // The MPI library's own collectives (the replay runs its selector).
 Trace trace_native_alltoall(long long block);
 Trace trace_native_alltoallv(int P, const BlockBytes& bytes, int rank);

@@ -99,11 +99,11 @@ TEST(Trace, FlatNonUniformTracesCountWhatTheCallsSend) {
   for (int r = 2; r <= w.P + 1; ++r) {
     const std::string spec = "tuna:radix=" + std::to_string(r);
     ASSERT_EQ(call(spec), MPI_SUCCESS);
-    const auto t = s::trace_tuna(w.P, r, bytes);
+    const auto t = s::trace_tuna(w.P, w.Q, r, bytes);
     EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t[w.rank], w.rank, w.Q))) << spec;
   }
   ASSERT_EQ(call("two-phase-bruck"), MPI_SUCCESS);
-  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tuna(w.P, 2, bytes)[w.rank], w.rank, w.Q)));
+  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tuna(w.P, w.Q, 2, bytes)[w.rank], w.rank, w.Q)));
   ASSERT_EQ(call("padded-bruck"), MPI_SUCCESS);
-  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_padded_bruck(w.P, M, w.rank), w.rank, w.Q)));
+  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_padded_bruck(w.P, w.Q, M, w.rank), w.rank, w.Q)));
 }
