@@ -17,8 +17,13 @@
 # (a2a bench --nonblocking, P=1024), config (SimGrid's settings against
 # the default, P=1024), polaris (the Polaris-like platform, P=256 and
 # 1024), replaycheck (trace replay against online SMPI, P=256 and 1024),
-# p4096r, p4096sweep and p16384 (replayed, P=4096 and 16384), p4096x1
-# (p4096's a2a rows after a warm-up call).  Simulated
+# p4096r, p4096sweep, p4096sizes, p4096tra2 and p16384 (replayed, P=4096
+# and 16384), polaris4096 (the Polaris-like platform at P=4096, replayed),
+# p4096x1 (p4096's a2a rows after a warm-up call), autopick (auto at P=1024,
+# 4096 and 16384: its model's trial candidates, replayed), p4096hier (tuna-hier
+# at P=4096 with 4 messages in flight), powerlaw (alltoallv with power-law
+# blocks at P=1024, replayed, checked online at P=256), p16384sizes (TRA's
+# sweep at P=16384, 2 and 8 KiB).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -90,22 +95,22 @@ run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
 # ROW as a time-independent trace of every rank's actions, SMPI replays it
 # (smpirun -replay: no program, no data), and tools/replay_time.py takes the
 # call's time from the replay's log into the same CSV as a2a bench's.
-replay() {  # NAME PLATFORM COLLECTIVE ROW BYTES
-  local name=$1 platform=$2 coll=$3 row=$4 s=$5
+replay() {  # NAME PLATFORM COLLECTIVE ROW BYTES [WORKLOAD: alltoallv's block sizes, default uniform]
+  local name=$1 platform=$2 coll=$3 row=$4 s=$5 workload=""
+  [ "$coll" = alltoallv ] && workload=${6:-uniform}
   local np q out=results/sim/$name
   np=$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")
   q=$(head -1 "sim/$platform.hosts" | cut -d: -f2)
   settled "$name" && return
-  echo "== $name: replay, P=$np on $platform, native = SMPI mpich: $coll $row, $s B"
+  echo "== $name: replay, P=$np on $platform, native = SMPI mpich: $coll $row, $s B${workload:+, $workload}"
   local trace=build-smpi/traces/$name.trace
   mkdir -p build-smpi/traces
-  build/a2a trace -p "$np" --node-size "$q" --collective "$coll" -a "$row" -m "$s" -o "$trace" >"$out.txt" 2>&1 || {
+  build/a2a trace -p "$np" --node-size "$q" --collective "$coll" --workload "${workload:-uniform}" -a "$row" -m "$s" \
+    -o "$trace" >"$out.txt" 2>&1 || {
     sed -i "1i # failed: a2a trace" "$out.txt"
     return
   }
   echo "$PWD/$trace" >"$trace.list"
-  local workload=""
-  [ "$coll" = alltoallv ] && workload=uniform
   # SMPI's replay allocates and frees a buffer per message: glibc's mmap
   # for each one of 128 KiB or more cost a fifth of the run (perf).
   if GLIBC_TUNABLES=glibc.malloc.mmap_threshold=33554432:glibc.malloc.trim_threshold=268435456 \
@@ -412,16 +417,140 @@ p16384() {  # (issue 29) P = 16384 replayed, without the reverse traffic (a run 
   done
 }
 
+p4096sizes() {  # (issue 29) TRA's radix sweep at P = 4096 and 8 KiB, 2 KiB, 128 B, replayed (1 KiB: p4096sweep);
+                # radix P, 16.7 million messages of under 64 KiB each, is not run (see p16384)
+  local r s
+  for s in 8192 2048 128; do
+    for r in 2 4 8 16 32 64 128; do
+      replay "r4096-$s-tra-radix-$r" theta-64x64 alltoall "tra:radix=$r" $s
+    done
+  done
+}
+
+p4096tra2() {  # (issue 29) TRA2's radices at P = 4096 (64 nodes of 64), 16 B and 1 KiB, replayed: the default
+               # (intra sqrt(Q) = 8, inter N = 64) is p4096r's tra2 row
+  local a e s
+  for s in 16 1024; do
+    for a in 2 8 64; do
+      for e in 2 4 8 16 64; do
+        [ "$a.$e" = 8.64 ] && continue
+        replay "r4096-$s-tra2-$a-$e" theta-64x64 alltoall "tra2:radix-intra=$a,radix-inter=$e" $s
+      done
+    done
+  done
+}
+
+polaris4096() {  # (issue 29) the Polaris-like platform at P = 4096 (128 nodes of 32), replayed
+  local s row
+  for s in 16 1024; do
+    for row in tra:radix=2 tra:radix=64 tra2; do
+      replay "polaris-r4096-$s-${row//[:=]/-}" polaris-128x32 alltoall "$row" $s
+    done
+  done
+  replay polaris-r4096-16-native polaris-128x32 alltoall native 16
+}
+
+# A replay's run name for ROW: tra2's radices as tra2-INTRA-INTER (p4096tra2), else its
+# spec with - for : = and ,.
+row_name() {  # ROW
+  if [[ $1 =~ ^tra2:radix-intra=([0-9]+),radix-inter=([0-9]+)$ ]]; then
+    echo "tra2-${BASH_REMATCH[1]}-${BASH_REMATCH[2]}"
+  else
+    local r=${1//[:=]/-}
+    echo "${r//,/-}"
+  fi
+}
+
+autopick() {  # (issue 29, table (l)) auto at P = 1024, 4096 and 16384.  Online, auto's trial (up to 24 calls)
+              # would take hours of simulation there, so: the machine as auto measures this platform (an
+              # online auto run at P = 256, its first 4 nodes, A2A_VERBOSE=1), its cost model's ranking at the
+              # large P (`a2a model --rank`; library "other": SMPI's version string names none), and each
+              # trial candidate replayed: auto keeps the fastest, as its trial would.  SMPI has no shared
+              # window, so a candidate's intra=shm phase runs point to point there: replayed without it.
+  A2A_VERBOSE=1 A2A_SIM_SHARED=1 run p256-auto-model theta-4x64 mpich -m 16:16 -i 1 -x 2 --without-native -a auto
+  local model
+  model=$(sed -n 's/.*machine measured in [0-9.]* ms: \([^;]*\);.*/\1/p' results/sim/p256-auto-model.txt | head -1)
+  [ -n "$model" ] || { echo "   no measured machine in results/sim/p256-auto-model.txt"; return; }
+  # At P = 16384 the model is ranked but its candidates (TRA2 with 255 inter-node rounds of messages
+  # under 64 KiB) are not replayed: such replays crawl (docs/simulation.md, "Not done yet").
+  # P = 1024 checks the method against auto's online runs (table (b): at 32 B it ran TRA2 at radices 2
+  # and 16) and fills its 1 KiB cell, where the online run did not finish.
+  local P s row nodes cands sizes
+  for P in 1024 4096 16384; do
+    nodes=$(printf '64,%.0s' $(seq $((P / 64))))
+    sizes="16 128 1024"
+    ((P == 1024)) && sizes="32 1024"
+    for s in $sizes; do
+      build/a2a model --rank --procs $P --node-sizes "${nodes%,}" --bytes $s --library other \
+        --cost-model "$model,shm_copy=0,cma=0" >"results/sim/auto-r$P-$s.rank"
+      ((P == 16384)) && continue
+      mapfile -t cands < <(sed -n "s/^auto's trial times: //p" "results/sim/auto-r$P-$s.rank" | sed 's/, /\n/g')
+      for row in "${cands[@]}"; do
+        row=${row//,intra=shm/}
+        if [ "$row" = native ] && ((s >= 256)); then
+          echo "== r$P-$s-native: not run (the selector posts every message at once: P^2 messages)"
+          continue
+        fi
+        replay "r$P-$s-$(row_name "$row")" "theta-$((P / 64))x64" alltoall "$row" $s
+      done
+    done
+  done
+}
+
+p4096hier() {  # (issue 29) tuna-hier at P = 4096, 16 B, with 4 inter-node messages in flight a rank (block=4),
+               # without the reverse traffic: p4096r's replay with it was stopped at 435 us after 43 minutes
+  A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay r4096-v-16-tuna-hier-block-4-xt0 theta-64x64 alltoallv \
+    tuna-hier:variant=coalesced,block=4 16
+}
+
+powerlaw() {  # (issue 29, table (n)) alltoallv with the TuNA paper's power-law blocks (exponent 0.95, as its
+              # figure 16) at P = 1024, replayed; the flat rows' traces checked against online SMPI at P = 256
+  local pl=power-law:exponent=0.95 s row
+  A2A_SIM_SHARED=1 run pl256-check theta-4x64 mpich --collective alltoallv --workload $pl -m 16:1024 -i 1 -x 1 \
+    -a tuna:radix=16 -a two-phase-bruck -a padded-bruck -a tuna-hier:variant=coalesced
+  for s in 16 1024; do
+    for row in native tuna:radix=16 two-phase-bruck padded-bruck tuna-hier:variant=coalesced; do
+      replay "pl256-v-$s-$(row_name "$row")" theta-4x64 alltoallv "$row" $s $pl
+    done
+  done
+  for s in 16 1024; do
+    for row in tuna:radix=2 tuna:radix=4 tuna:radix=8 tuna:radix=16 tuna:radix=32 tuna:radix=64 tuna:radix=128 \
+      two-phase-bruck padded-bruck tuna-hier:variant=coalesced; do
+      replay "pl1024-v-$s-$(row_name "$row")" theta-16x64 alltoallv "$row" $s $pl
+    done
+  done
+  # The selector's alltoallv posts all 1,047,552 messages at once (13 minutes at 16 B, uniform).
+  for s in 16 1024; do
+    replay "pl1024-v-$s-native" theta-16x64 alltoallv native $s $pl
+  done
+  # Staggered hierarchical TuNA (a message per block across nodes) last: at 16 B its replay had
+  # simulated 270 us after 15 minutes, where the coalesced one's whole call takes 80 us.
+  for s in 16 1024; do
+    replay "pl1024-v-$s-tuna-hier-variant-staggered" theta-16x64 alltoallv tuna-hier:variant=staggered $s $pl
+  done
+}
+
+p16384sizes() {  # (issue 29) TRA's radix sweep at P = 16384 and 2 KiB, 8 KiB, replayed without the reverse
+                 # traffic as p16384; every radix up to 128 sends messages of 64 KiB or more (not detached),
+                 # which replay in minutes.  Radix 2 and sqrt(P) first.
+  local r s
+  for r in 2 128 64 16 4 8 32; do
+    for s in 2048 8192; do
+      A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay "r16384-$s-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" $s
+    done
+  done
+}
+
+# Every phase, in the order a bare run takes them.
+all_phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
+            p4096sweep p16384 p4096sizes p4096tra2 polaris4096 autopick p4096hier powerlaw p16384sizes)
 phases=("$@")
-((${#phases[@]})) || phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
-                                p4096sweep p16384)
+((${#phases[@]})) || phases=("${all_phases[@]}")
 for phase in "${phases[@]}"; do
-  case $phase in
-    p256 | radix | alltoall | alltoallv | hier | auto | p4096 | plans | nb | overlap | config | polaris | replaycheck | p4096r | p4096x1 | \
-      p4096sweep | p16384)
-      $phase ;;
-    *) echo "unknown phase $phase (p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris" \
-            "replaycheck p4096r p4096x1 p4096sweep p16384)" >&2
-       exit 2 ;;
-  esac
+  if [[ " ${all_phases[*]} " == *" $phase "* ]]; then
+    $phase
+  else
+    echo "unknown phase $phase (${all_phases[*]})" >&2
+    exit 2
+  fi
 done

@@ -218,20 +218,24 @@ def replay_rows(d, prefix):
     for path in glob.glob(os.path.join(d, prefix + "-*.csv")):
         name = os.path.basename(path)[:-4]
         for r in rows(d, name):
+            if not r["resolved"].startswith("replay:"):  # an online run sharing the prefix (pl256-check)
+                continue
             out[(r["collective"], int(r["bytes"]), r["algorithm"], name.endswith("-xt0"))] = \
                 (float(r["median_us"]), name)
     return out
 
 
-ONLINE = {  # the online runs a replayed row is checked against, by P (-x 1: no set-up in the timed call)
-    256: ["p256-check", "p256-v-check"],
-    1024: ["p1024-a2a-{s}", "p1024-native-mpich-{s}", "p1024-v-hier-coalesced-{s}", "p1024-v-native-mpich-{s}"],
-    4096: ["p4096-{s}-native-mpich", "p4096-x1-{s}-{row}"],
+ONLINE = {  # the online runs a replayed row is checked against, by the replays' prefix (-x 1: no set-up in the
+    # timed call); pl: power-law blocks
+    "r256": ["p256-check", "p256-v-check"],
+    "r1024": ["p1024-a2a-{s}", "p1024-native-mpich-{s}", "p1024-v-hier-coalesced-{s}", "p1024-v-native-mpich-{s}"],
+    "r4096": ["p4096-{s}-native-mpich", "p4096-x1-{s}-{row}"],
+    "pl256": ["pl256-check"],
 }
 
 
-def online_us(d, procs, coll, s, row):
-    for pattern in ONLINE.get(procs, []):
+def online_us(d, prefix, coll, s, row):
+    for pattern in ONLINE.get(prefix, []):
         name = pattern.format(s=s, row=re.sub(r"[:=,]", "-", row))
         for r in rows(d, name):
             if r["collective"] == coll and int(r["bytes"]) == s and r["algorithm"] == row:
@@ -242,14 +246,15 @@ def online_us(d, procs, coll, s, row):
 def replay_check_table(d):
     """(h) Trace replay against online SMPI on the same platform (sim-bench.sh replaycheck)."""
     lines = []
-    for procs in (256, 1024, 4096):
-        got = replay_rows(d, f"r{procs}")
+    for prefix in ONLINE:
+        procs = re.sub(r"\D", "", prefix)
+        got = replay_rows(d, prefix)
         for (coll, s, row, xt0), (us, name) in sorted(got.items()):
-            on = None if xt0 else online_us(d, procs, coll, s, row)
+            on = None if xt0 else online_us(d, prefix, coll, s, row)
             if not on:
                 continue
-            lines.append([str(procs), coll, str(s), row, f"{on[0]:.1f}", f"{us:.1f}", f"{100 * (us / on[0] - 1):+.2f} %",
-                          on[1], name])
+            lines.append([procs, coll + (" (power-law)" if prefix.startswith("pl") else ""), str(s), row,
+                          f"{on[0]:.1f}", f"{us:.1f}", f"{100 * (us / on[0] - 1):+.2f} %", on[1], name])
     if not lines:
         return
     print("(h) Trace replay (`a2a trace`, `smpirun -replay`) against online SMPI, the same row on the same "
@@ -259,9 +264,11 @@ def replay_check_table(d):
 
 
 def replay_scale_table(d, procs, title):
-    """The replayed runs at one P: simulated us with the ratio to the replayed MPICH selector, and without
-    the reverse traffic with the ratio to the same row with it; wall time and memory of each replay."""
-    got = replay_rows(d, f"r{procs}")
+    """The replayed runs at one P at 16 B and 1 KiB (TRA, the default TRA2, the selector): simulated us with
+    the ratio to the replayed MPICH selector, and without the reverse traffic with the ratio to the same row
+    with it; wall time and memory of each replay."""
+    got = {k: v for k, v in replay_rows(d, f"r{procs}").items()
+           if k[1] in (16, 1024) and (k[2] in ("native", "tra2") or k[2].startswith("tra:"))}
     if not got:
         return
     print(title + "\n")
@@ -280,17 +287,20 @@ def replay_scale_table(d, procs, title):
     table(["collective", "S (B)", "row", "simulated us", "replay", "without reverse traffic", "replay"], lines)
 
 
-def sweep_table(d, procs, title):
-    """Replayed rows at one P by size: simulated us, in brackets the ratio to the MPICH selector at that size
-    (to TRA at radix 2 where the selector did not run), then the replay's wall time; **bold** = fastest."""
-    got = replay_rows(d, f"r{procs}")
+def sweep_table(d, prefix, title):
+    """Replayed rows of runs PREFIX-... by size: simulated us, in brackets the ratio to the MPICH selector at
+    that size (to TRA at radix 2 where the selector did not run), then the replay's wall time; **bold** =
+    fastest.  Rows of a P's runs without the reverse traffic named -xt0 (table (i)) are left out."""
+    got = {k: v for k, v in replay_rows(d, prefix).items() if not k[3]}
     if not got:
         return
     print(title + "\n")
     for coll in sorted({k[0] for k in got}):
         sizes = sorted({k[1] for k in got if k[0] == coll})
-        radix = lambda row: int(row.split("radix=")[1]) if row.startswith("tra:radix=") else 0
-        names = sorted({k[2] for k in got if k[0] == coll}, key=lambda r: (r != "native", radix(r), r))
+        def order(row):  # native, then each algorithm by radix
+            m = re.match(r"(tra|tuna):radix=(\d+)$", row)
+            return (row != "native", m.group(1) if m else row, int(m.group(2)) if m else 0)
+        names = sorted({k[2] for k in got if k[0] == coll}, key=order)
         lines = []
         for row in names:
             cells = []
@@ -300,13 +310,52 @@ def sweep_table(d, procs, title):
                     cells.append("-")
                     continue
                 by_row = {k[2]: v[0] for k, v in got.items() if k[:2] == (coll, s)}
-                base = by_row.get("native", by_row.get("tra:radix=2"))
+                base = by_row.get("native", by_row.get("tra:radix=2", by_row.get("tuna:radix=2")))
                 fastest = min(v[0] for k, v in got.items() if k[0] == coll and k[1] == s)
                 wall = wall_rss(d, hit[1])
                 text = cell(hit[0], base) + (f", {wall[0]:.0f} s" if wall else "")
                 cells.append(f"**{text}**" if hit[0] == fastest else text)
             lines.append([row] + cells)
         table([coll] + [f"S = {s} B" for s in sizes], lines)
+
+def auto_table(d):
+    """(l) auto at P = 4096 and 16384 (sim-bench.sh autopick): its model's pick and trial candidates
+    (results/sim/auto-rP-S.rank), each candidate's replayed time, the fastest (what the trial keeps) and the
+    fastest replayed row at that P and S."""
+    lines = []
+    for path in sorted(glob.glob(os.path.join(d, "auto-r*-*.rank")),
+                       key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
+        procs, s = (int(x) for x in re.findall(r"\d+", os.path.basename(path)))
+        text = open(path).read()
+        pick = re.search(r"^auto without a trial runs: (.*)$", text, re.M)
+        trial = re.search(r"^auto's trial times: (.*)$", text, re.M)
+        if not pick or not trial:
+            continue
+        got = replay_rows(d, f"r{procs}")
+        times = {}
+        for c in trial.group(1).split(", "):
+            hit = got.get(("alltoall", s, c.replace(",intra=shm", ""), False)) or \
+                online_us(d, f"r{procs}", "alltoall", s, c)  # the selector at 1 KiB, P = 1024: its online run
+            times[c] = hit[0] if hit else None
+        known = {c: t for c, t in times.items() if t is not None}
+        best = min(((v[0], k[2]) for k, v in got.items() if k[:2] == ("alltoall", s) and not k[3]), default=None)
+        keeps = min(known, key=known.get) if known and len(known) == len(times) else None
+        cands = "; ".join(f"{c} {t:.1f}" if t is not None else f"{c} -" for c, t in times.items())
+        lines.append([str(procs), str(s), pick.group(1), cands,
+                      f"{keeps} {known[keeps]:.1f}" if keeps else "-",
+                      f"{best[1]} {best[0]:.1f}" if best else "-",
+                      f"{known[keeps] / best[0]:.2f}" if keeps and best else "-"])
+    if not lines:
+        return
+    print("(l) `auto` at P = 1024, 4096 and 16384 (`sim-bench.sh autopick`): the machine as auto measured it "
+          "online at P = 256 on the same platform, its cost model's pick and trial candidates at each P (`a2a "
+          "model --rank`), each candidate replayed (simulated us; intra=shm runs point to point under SMPI; the "
+          "selector at P = 1024 and 1 KiB: its online run), the one its trial keeps (the fastest), and the "
+          "fastest replayed row at that P and S (tables (h), (i), (j), (k)); \"-\": not simulated (the selector "
+          "above 256 B posts all P^2 messages at once; TRA2 at P = 16384 crawls).\n")
+    table(["P", "S (B)", "model's pick", "trial candidates (us)", "auto keeps (us)", "fastest row (us)",
+           "auto / fastest"], lines)
+
 
 def main(d):
     radix_table(d)
@@ -326,18 +375,34 @@ def main(d):
                                 "call, in brackets the ratio to the replayed MPICH selector; without the reverse "
                                 "traffic (`network/crosstraffic:0`), in brackets the ratio to the same row with it; "
                                 "wall time and peak memory of each replay.")
-    sweep_table(d, 16384, "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384`), without the reverse "
-                          "traffic (`network/crosstraffic:0`): simulated us per call, in brackets the ratio to the "
-                          "replayed MPICH selector at that size (16 B; SMPI's Bruck, as radix 2) or to TRA at radix "
-                          "2 (512 B, where the selector posts every message at once and was not run), then the "
-                          "replay's wall time; **bold** = fastest; sqrt(P) = 128.")
+    sweep_table(d, "r16384", "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384 p16384sizes`), without the "
+                             "reverse traffic (`network/crosstraffic:0`): simulated us per call, in brackets the ratio "
+                             "to the replayed MPICH selector at that size (16 B; SMPI's Bruck, as radix 2) or to TRA "
+                             "at radix 2 (from 512 B, where the selector posts every message at once and was not "
+                             "run), then the replay's wall time; **bold** = fastest; sqrt(P) = 128.")
+    sweep_table(d, "r4096", "(k) P = 4096 replayed by size (theta-64x64; `sim-bench.sh p4096r p4096sweep "
+                            "p4096sizes p4096tra2 autopick`): simulated us per call, in brackets the ratio to the "
+                            "replayed MPICH selector at that size (16 and 128 B: SMPI's Bruck) or to TRA at radix 2 "
+                            "(from 1 KiB, where the selector posts every message at once and was not run), then "
+                            "the replay's wall time; **bold** = fastest; sqrt(P) = 64; tra2 rows name their "
+                            "intra- and inter-node radix (the default: 8 and 64).")
+    auto_table(d)
+    sweep_table(d, "polaris-r4096", "(m) The Polaris-like platform at P = 4096 replayed (polaris-128x32, "
+                                    "`sim-bench.sh polaris4096`): simulated us per call, in brackets the ratio to "
+                                    "the replayed MPICH selector (16 B) or to TRA at radix 2 (1 KiB), then the "
+                                    "replay's wall time; **bold** = fastest.")
+    sweep_table(d, "pl1024", "(n) alltoallv at P = 1024 with the TuNA paper's power-law block sizes (exponent 0.95, "
+                             "largest block S; theta-16x64, replayed, `sim-bench.sh powerlaw`): simulated us per call, "
+                             "in brackets the ratio to the replayed MPICH selector's alltoallv (to TuNA at radix 2 "
+                             "where it did not finish), then the replay's wall time; **bold** = fastest; sqrt(P) = "
+                             "32; two-phase Bruck is TuNA's schedule at radix 2.")
 
 
 def update(doc, d):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-j])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    tables = re.sub(r"^\(([a-n])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
     text = open(doc).read()
     begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
     if begin not in text or end not in text:
