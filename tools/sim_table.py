@@ -319,10 +319,10 @@ def sweep_table(d, prefix, title):
         table([coll] + [f"S = {s} B" for s in sizes], lines)
 
 def auto_table(d):
-    """(l) auto at P = 4096 and 16384 (sim-bench.sh autopick): its model's pick and trial candidates
+    """(l) auto at P = 1024, 4096 and 16384 (sim-bench.sh autopick): its model's pick and trial candidates
     (results/sim/auto-rP-S.rank), each candidate's replayed time, the fastest (what the trial keeps) and the
     fastest replayed row at that P and S."""
-    lines = []
+    lines, replayed = [], {}  # replayed: replay_rows by P, read once
     for path in sorted(glob.glob(os.path.join(d, "auto-r*-*.rank")),
                        key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
         procs, s = (int(x) for x in re.findall(r"\d+", os.path.basename(path)))
@@ -331,7 +331,9 @@ def auto_table(d):
         trial = re.search(r"^auto's trial times: (.*)$", text, re.M)
         if not pick or not trial:
             continue
-        got = replay_rows(d, f"r{procs}")
+        if procs not in replayed:
+            replayed[procs] = replay_rows(d, f"r{procs}")
+        got = replayed[procs]
         times = {}
         for c in trial.group(1).split(", "):
             hit = got.get(("alltoall", s, c.replace(",intra=shm", ""), False)) or \

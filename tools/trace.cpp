@@ -113,10 +113,7 @@ int run_trace(const std::vector<std::string>& args) {
   } else if ((spec.name == "tuna" || spec.name == "two-phase-bruck") && v) {
     traces = s::trace_tuna(P, Q, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block);
   } else if (spec.name == "padded-bruck" && v) {
-    long long M = 0;
-    for (int x = 0; x < P; ++x)
-      for (int y = 0; y < P; ++y) M = std::max(M, block(x, y));
-    for (int p = 0; p < P; ++p) traces[p] = s::trace_padded_bruck(P, Q, M, p);
+    traces = s::trace_padded_bruck(P, Q, block);
   } else {
     std::fprintf(stderr, "a2a trace: no trace writer for %s %s\n", collective.c_str(), spec.name.c_str());
     return 2;

@@ -200,15 +200,20 @@ std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes) 
   return traces;
 }
 
-Trace trace_padded_bruck(int P, int Q, long long M, int rank) {
-  Trace t;
-  allreduce_8(t, P, Q, 0, rank);
-  if (M <= 0) return t;
-  // bruck_zero_rotation's orientation: TRA's radix-2 rounds backward, to p - d from p + d.
-  for (const auto& s : tra_shape(P, phase_radix(2, P)))
-    t.push_back({TraceOp::sendrecv, false, mod(static_cast<long long>(rank) - s.distance, P),
-                 mod(static_cast<long long>(rank) + s.distance, P), s.slots * M, s.slots * M});
-  return t;
+std::vector<Trace> trace_padded_bruck(int P, int Q, const BlockBytes& bytes) {
+  long long M = 0;
+  for (int x = 0; x < P; ++x)
+    for (int y = 0; y < P; ++y) M = std::max(M, bytes(x, y));
+  std::vector<Trace> traces(P);
+  for (int p = 0; p < P; ++p) {
+    allreduce_8(traces[p], P, Q, 0, p);
+    if (M == 0) continue;
+    // bruck_zero_rotation's orientation: TRA's radix-2 rounds backward, to p - d from p + d.
+    for (const auto& s : tra_shape(P, phase_radix(2, P)))
+      traces[p].push_back({TraceOp::sendrecv, false, mod(static_cast<long long>(p) - s.distance, P),
+                           mod(static_cast<long long>(p) + s.distance, P), s.slots * M, s.slots * M});
+  }
+  return traces;
 }
 
 Trace trace_native_alltoall(long long block) { return {{TraceOp::alltoall, false, -1, -1, block, block}}; }

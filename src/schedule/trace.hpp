@@ -50,10 +50,10 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
 // action aborts under its MPICH selector), then per round the sizes and
 // the blocks, as for hierarchical TuNA's node phase.
 std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes);
-// Padded Bruck: the largest block's allreduce, then Bruck (TRA radix 2,
-// backward as a2a's zero-rotation Bruck) with every block padded to M,
-// the largest (0: no exchange).
-Trace trace_padded_bruck(int P, int Q, long long M, int rank);
+// Padded Bruck, every rank's trace: the largest block's allreduce, then
+// Bruck (TRA radix 2, backward as a2a's zero-rotation Bruck) with every
+// block padded to the largest (none where every block is empty).
+std::vector<Trace> trace_padded_bruck(int P, int Q, const BlockBytes& bytes);
 // The MPI library's own collectives (the replay runs its selector).
 Trace trace_native_alltoall(long long block);
 Trace trace_native_alltoallv(int P, const BlockBytes& bytes, int rank);

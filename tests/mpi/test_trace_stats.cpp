@@ -34,6 +34,31 @@ s::TraceTotals without_meta(s::TraceTotals t) {
   return t;
 }
 
+// A2A_Alltoallv on MPI_COMM_WORLD with a seeded workload's blocks (bytes as counts).
+struct SeededAlltoallv {
+  const World& w;
+  a2a::workload::Workload wl;
+  std::string err;
+  bool parsed;
+  s::BlockBytes bytes = [this](int src, int dst) { return a2a::workload::count(wl, src, dst, w.P); };
+  std::vector<int> sc, sd, rc, rd;
+  std::vector<char> sb, rb;
+
+  SeededAlltoallv(const World& world, const char* workload)
+      : w(world), parsed(a2a::workload::parse(workload, wl, err)), sc(w.P), sd(w.P), rc(w.P), rd(w.P) {
+    // `bytes` reads this object's workload: no copies
+    if (!parsed) return;
+    for (int i = 0; i < w.P; ++i) sc[i] = static_cast<int>(bytes(w.rank, i)), rc[i] = static_cast<int>(bytes(i, w.rank));
+    for (int i = 1; i < w.P; ++i) sd[i] = sd[i - 1] + sc[i - 1], rd[i] = rd[i - 1] + rc[i - 1];
+    sb.resize(sd[w.P - 1] + sc[w.P - 1] + 1), rb.resize(rd[w.P - 1] + rc[w.P - 1] + 1);
+  }
+  SeededAlltoallv(const SeededAlltoallv&) = delete;
+  int operator()(const std::string& spec) {
+    return A2A_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(), MPI_BYTE,
+                         MPI_COMM_WORLD, spec.c_str());
+  }
+};
+
 }  // namespace
 
 TEST(Trace, UniformTracesCountWhatTheCallsSend) {
@@ -58,44 +83,24 @@ TEST(Trace, UniformTracesCountWhatTheCallsSend) {
 
 TEST(Trace, TunaHierTraceCountsWhatTheCallSends) {
   const World w;
-  a2a::workload::Workload wl;
-  std::string err;
-  ASSERT_TRUE(a2a::workload::parse("uniform:max=40,seed=3", wl, err)) << err;
-  const s::BlockBytes bytes = [&](int src, int dst) { return a2a::workload::count(wl, src, dst, w.P); };
-  std::vector<int> sc(w.P), sd(w.P), rc(w.P), rd(w.P);
-  for (int i = 0; i < w.P; ++i) sc[i] = static_cast<int>(bytes(w.rank, i)), rc[i] = static_cast<int>(bytes(i, w.rank));
-  for (int i = 1; i < w.P; ++i) sd[i] = sd[i - 1] + sc[i - 1], rd[i] = rd[i - 1] + rc[i - 1];
-  std::vector<char> sb(sd[w.P - 1] + sc[w.P - 1] + 1), rb(rd[w.P - 1] + rc[w.P - 1] + 1);
+  SeededAlltoallv call(w, "uniform:max=40,seed=3");
+  ASSERT_TRUE(call.parsed) << call.err;
   for (const char* variant : {"coalesced", "staggered"})
     for (int r : {2, 3})
       for (int batch : {1, 32}) {
         const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
                                  ",block=" + std::to_string(batch);
-        ASSERT_EQ(A2A_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(), MPI_BYTE,
-                                MPI_COMM_WORLD, spec.c_str()),
-                  MPI_SUCCESS);
-        const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', bytes, w.rank / w.Q);
+        ASSERT_EQ(call(spec), MPI_SUCCESS);
+        const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', call.bytes, w.rank / w.Q);
         EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(node[w.rank % w.Q], w.rank, w.Q))) << spec;
       }
 }
 
 TEST(Trace, FlatNonUniformTracesCountWhatTheCallsSend) {
   const World w;
-  a2a::workload::Workload wl;
-  std::string err;
-  ASSERT_TRUE(a2a::workload::parse("power-law:max=40,exponent=1.5,seed=5", wl, err)) << err;
-  const s::BlockBytes bytes = [&](int src, int dst) { return a2a::workload::count(wl, src, dst, w.P); };
-  std::vector<int> sc(w.P), sd(w.P), rc(w.P), rd(w.P);
-  for (int i = 0; i < w.P; ++i) sc[i] = static_cast<int>(bytes(w.rank, i)), rc[i] = static_cast<int>(bytes(i, w.rank));
-  for (int i = 1; i < w.P; ++i) sd[i] = sd[i - 1] + sc[i - 1], rd[i] = rd[i - 1] + rc[i - 1];
-  std::vector<char> sb(sd[w.P - 1] + sc[w.P - 1] + 1), rb(rd[w.P - 1] + rc[w.P - 1] + 1);
-  long long M = 0;
-  for (int x = 0; x < w.P; ++x)
-    for (int y = 0; y < w.P; ++y) M = std::max(M, bytes(x, y));
-  auto call = [&](const std::string& spec) {
-    return A2A_Alltoallv(sb.data(), sc.data(), sd.data(), MPI_BYTE, rb.data(), rc.data(), rd.data(), MPI_BYTE,
-                         MPI_COMM_WORLD, spec.c_str());
-  };
+  SeededAlltoallv call(w, "power-law:max=40,exponent=1.5,seed=5");
+  ASSERT_TRUE(call.parsed) << call.err;
+  const auto& bytes = call.bytes;
   for (int r = 2; r <= w.P + 1; ++r) {
     const std::string spec = "tuna:radix=" + std::to_string(r);
     ASSERT_EQ(call(spec), MPI_SUCCESS);
@@ -105,5 +110,5 @@ TEST(Trace, FlatNonUniformTracesCountWhatTheCallsSend) {
   ASSERT_EQ(call("two-phase-bruck"), MPI_SUCCESS);
   EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tuna(w.P, w.Q, 2, bytes)[w.rank], w.rank, w.Q)));
   ASSERT_EQ(call("padded-bruck"), MPI_SUCCESS);
-  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_padded_bruck(w.P, w.Q, M, w.rank), w.rank, w.Q)));
+  EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_padded_bruck(w.P, w.Q, bytes)[w.rank], w.rank, w.Q)));
 }
