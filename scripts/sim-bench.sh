@@ -18,12 +18,14 @@
 # the default, P=1024), polaris (the Polaris-like platform, P=256 and
 # 1024), replaycheck (trace replay against online SMPI, P=256 and 1024),
 # p4096r, p4096sweep, p4096sizes, p4096tra2 and p16384 (replayed, P=4096
-# and 16384), polaris4096 (the Polaris-like platform at P=4096, replayed),
+# and 16384), polaris4096 and polaris16384 (the Polaris-like platform at
+# P=4096 and 16384, replayed),
 # p4096x1 (p4096's a2a rows after a warm-up call), autopick (auto at P=1024,
-# 4096 and 16384: its model's trial candidates, replayed), p4096hier (tuna-hier
+# 4096 and 16384: its model's trial candidates, replayed; autopickv: the same
+# for alltoallv at P=1024), p4096hier (tuna-hier
 # at P=4096 with 4 messages in flight), powerlaw (alltoallv with power-law
 # blocks at P=1024, replayed, checked online at P=256), p16384sizes (TRA's
-# sweep at P=16384, 2 and 8 KiB).  Simulated
+# sweep at P=16384, 2 and 8 KiB), p16384s128 (the same at 128 B).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -49,6 +51,29 @@ if (($(sysctl -n vm.max_map_count) < 1048576)); then
   sysctl -qw vm.max_map_count=1048576 || echo "warning: vm.max_map_count is low; large shared-buffer runs may abort" >&2
 fi
 
+# Shared buffers on huge pages: SMPI maps its shared block at every 1 MiB
+# of every rank's buffers, and each rank's first touch of each 4 KiB page
+# faults (15-30 thousand faults a second on this VM, 30 us each): TRA at
+# P = 4096 and 1 KiB was still in its first round after 13 minutes, and
+# with 2 MiB pages runs whole in 3.  The simulated times do not change
+# (results/sim/smpi-limits-2026-11-29.txt).
+HUGE=""
+huge_pages() {
+  local mnt free
+  mnt=$(awk '$3 == "hugetlbfs" {print $2; exit}' /proc/mounts)
+  if [ -z "$mnt" ]; then
+    mnt=/dev/hugepages
+    mkdir -p "$mnt" && mount -t hugetlbfs none "$mnt" 2>/dev/null || return 1
+  fi
+  free=$(awk '/^HugePages_Free/ {print $2}' /proc/meminfo)
+  if ((free < 2)); then
+    sysctl -qw vm.nr_hugepages=$(($(sysctl -n vm.nr_hugepages) + 2 - free)) 2>/dev/null || return 1
+  fi
+  (($(awk '/^HugePages_Free/ {print $2}' /proc/meminfo) >= 2)) || return 1
+  HUGE="--cfg=smpi/shared-malloc-hugepage:$mnt --cfg=smpi/shared-malloc-blocksize:2097152"
+}
+huge_pages || echo "warning: no huge pages; runs with shared buffers fault on every 4 KiB page (slower)" >&2
+
 # The MPICH selector without its node-aware set-up (p4096, config).
 SMP_FREE="--cfg=smpi/bcast:default --cfg=smpi/allreduce:rdb"
 
@@ -69,8 +94,9 @@ settled() {  # NAME
 run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   local name=$1 platform=$2 sel=$3
   shift 3
-  local np
+  local np huge=""
   np=${A2A_SIM_NP:-$(awk -F: '{n += $2} END {print n}' "sim/$platform.hosts")}  # or the first A2A_SIM_NP slots
+  [ "${A2A_SIM_SHARED:-0}" = 1 ] && huge=$HUGE
   settled "$name" && return
   echo "== $name: P=$np on $platform, native = SMPI $sel: a2a bench $*"
   local out=results/sim/$name
@@ -81,7 +107,7 @@ run() {  # NAME PLATFORM SELECTOR a2a-bench-arguments...
   # (1e-8) segfaults at start-up from P = 1024.
   if /usr/bin/time -f "%e %M" -o "$out.time" \
       smpirun -platform "sim/$platform.xml" -hostfile "sim/$platform.hosts" --cfg=smpi/simulate-computation:no ${A2A_SIM_CFG:-} \
-      --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:"$sel" --cfg=smpi/alltoallv:"$sel" \
+      $huge --cfg=smpi/coll-selector:mpich --cfg=smpi/alltoall:"$sel" --cfg=smpi/alltoallv:"$sel" \
       --log=root.thres:critical -np "$np" build-smpi/a2a bench --error-check local \
       --csv "$out.csv" "$@" >"$out.txt" 2>&1; then
     grep -v '^#' "$out.txt"
@@ -353,11 +379,14 @@ replaycheck() {  # (issue 29) replay against online SMPI, the same rows at P = 2
 }
 
 p4096x1() {  # (issue 29) p4096's a2a rows again with a warm-up call: without one, the timed call of tra2
-             # carried its node and port communicators' set-up (6251 us against 1329 replayed)
-  local row
-  for row in tra2 tra:radix=64 tra:radix=2; do
-    A2A_SIM_CFG=$SMP_FREE A2A_SIM_SHARED=1 run "p4096-x1-16-${row//[:=]/-}" theta-64x64 mpich -m 16:16 -i 1 -x 1 \
-      --without-native -a "$row"
+             # carried its node and port communicators' set-up (6251 us against 1329 replayed); 1 KiB
+             # runs online since its shared buffers are on huge pages
+  local row s
+  for s in ${A2A_SIM_SIZES:-16 1024}; do
+    for row in tra2 tra:radix=64 tra:radix=2; do
+      A2A_SIM_CFG=$SMP_FREE A2A_SIM_SHARED=1 run "p4096-x1-$s-${row//[:=]/-}" theta-64x64 mpich -m $s:$s -i 1 -x 1 \
+        --without-native -a "$row"
+    done
   done
 }
 
@@ -497,6 +526,49 @@ autopick() {  # (issue 29, table (l)) auto at P = 1024, 4096 and 16384.  Online,
   done
 }
 
+p16384s128() {  # (issue 29) TRA's sweep at P = 16384 and 128 B, replayed without the reverse traffic as p16384,
+                # up to radix 32: from radix 64 the messages (P/r blocks of 128 B) are under 64 KiB, detached,
+                # and such replays crawl (results/sim/smpi-limits-2026-11-29.txt)
+  local r
+  for r in 2 4 8 16 32; do
+    A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay "r16384-128-tra-radix-$r" theta-256x64 alltoall "tra:radix=$r" 128
+  done
+}
+
+autopickv() {  # (issue 29) auto for alltoallv at P = 1024 as autopick does for alltoall: the online run at 16 KiB
+               # aborted in SimGrid's solver (table (c)).  Block sizes uniform in 0..S: auto's model sees a mean
+               # block of S/2 and a largest of S.  16 B checks the method against auto's online run there.
+  local model s row cands
+  model=$(sed -n 's/.*machine measured in [0-9.]* ms: \([^;]*\);.*/\1/p' results/sim/p256-auto-model.txt | head -1)
+  [ -n "$model" ] || { echo "   no measured machine in results/sim/p256-auto-model.txt (run autopick)"; return; }
+  for s in 16 1024 16384; do
+    build/a2a model --rank --procs 1024 --node-sizes "$(printf '64,%.0s' $(seq 15))64" --collective alltoallv \
+      --bytes $((s / 2)) --max-block $s --library other --cost-model "$model,shm_copy=0,cma=0" \
+      >"results/sim/auto-r1024-v-$s.rank"
+    mapfile -t cands < <(sed -n "s/^auto's trial times: //p" "results/sim/auto-r1024-v-$s.rank" | sed 's/, /\n/g')
+    for row in "${cands[@]}"; do
+      row=${row//,intra=shm/}
+      [ "$row" = native ] && continue  # the selector's alltoallv: its online run (table (c))
+      replay "r1024-v-$s-$(row_name "$row")" theta-16x64 alltoallv "$row" $s
+    done
+  done
+}
+
+polaris16384() {  # (issue 29) the Polaris-like platform at P = 16384 (512 nodes of 32), replayed without the
+                  # reverse traffic as p16384: TRA at radix 2 and sqrt(P) = 128, the selector at 16 B
+  local xt0=--cfg=network/crosstraffic:0 r s
+  for s in 16 512; do
+    for r in 2 128; do
+      ((s == 16 && r == 128)) && continue  # 2 KiB messages: detached, they crawl (p16384)
+      A2A_SIM_CFG=$xt0 replay "polaris-r16384-$s-tra-radix-$r" polaris-512x32 alltoall "tra:radix=$r" $s
+    done
+  done
+  A2A_SIM_CFG=$xt0 replay polaris-r16384-16-native polaris-512x32 alltoall native 16
+  for r in 4 16 64; do
+    A2A_SIM_CFG=$xt0 replay "polaris-r16384-512-tra-radix-$r" polaris-512x32 alltoall "tra:radix=$r" 512
+  done
+}
+
 p4096hier() {  # (issue 29) tuna-hier at P = 4096, 16 B, with 4 inter-node messages in flight a rank (block=4),
                # without the reverse traffic: p4096r's replay with it was stopped at 435 us after 43 minutes
   A2A_SIM_CFG=--cfg=network/crosstraffic:0 replay r4096-v-16-tuna-hier-block-4-xt0 theta-64x64 alltoallv \
@@ -543,7 +615,8 @@ p16384sizes() {  # (issue 29) TRA's radix sweep at P = 16384 and 2 KiB, 8 KiB, r
 
 # Every phase, in the order a bare run takes them.
 all_phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
-            p4096sweep p16384 p4096sizes p4096tra2 polaris4096 autopick p4096hier powerlaw p16384sizes)
+            p4096sweep p16384 p4096sizes p4096tra2 polaris4096 autopick p4096hier powerlaw p16384sizes polaris16384
+            autopickv p16384s128)
 phases=("$@")
 ((${#phases[@]})) || phases=("${all_phases[@]}")
 for phase in "${phases[@]}"; do

@@ -31,6 +31,11 @@ def rows(d, name):
     return list(csv.DictReader(open(path, newline="")))
 
 
+def runs_named(d, *prefixes):
+    """The runs whose CSV names start with one of PREFIXES."""
+    return sorted({os.path.basename(p)[:-4] for pre in prefixes for p in glob.glob(os.path.join(d, pre + "*.csv"))})
+
+
 def native_us(d, name, size):
     for r in rows(d, name):
         if r["algorithm"] == "native" and int(r["bytes"]) == size:
@@ -318,14 +323,22 @@ def sweep_table(d, prefix, title):
             lines.append([row] + cells)
         table([coll] + [f"S = {s} B" for s in sizes], lines)
 
+
+V1024 = ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-hier-staggered-", "p1024-v-hier-auto-",
+         "p1024-v-auto-"]  # table (c)'s a2a runs
+
+
 def auto_table(d):
     """(l) auto at P = 1024, 4096 and 16384 (sim-bench.sh autopick): its model's pick and trial candidates
     (results/sim/auto-rP-S.rank), each candidate's replayed time, the fastest (what the trial keeps) and the
     fastest replayed row at that P and S."""
     lines, replayed = [], {}  # replayed: replay_rows by P, read once
-    for path in sorted(glob.glob(os.path.join(d, "auto-r*-*.rank")),
-                       key=lambda p: [int(x) for x in re.findall(r"\d+", os.path.basename(p))]):
+    def by_procs_coll_size(path):  # auto-rP-S.rank, auto-rP-v-S.rank
         procs, s = (int(x) for x in re.findall(r"\d+", os.path.basename(path)))
+        return procs, "alltoallv" if "-v-" in os.path.basename(path) else "alltoall", s
+
+    for procs, coll, s, path in sorted(by_procs_coll_size(p) + (p,)
+                                       for p in glob.glob(os.path.join(d, "auto-r*-*.rank"))):
         text = open(path).read()
         pick = re.search(r"^auto without a trial runs: (.*)$", text, re.M)
         trial = re.search(r"^auto's trial times: (.*)$", text, re.M)
@@ -336,14 +349,19 @@ def auto_table(d):
         got = replayed[procs]
         times = {}
         for c in trial.group(1).split(", "):
-            hit = got.get(("alltoall", s, c.replace(",intra=shm", ""), False)) or \
-                online_us(d, f"r{procs}", "alltoall", s, c)  # the selector at 1 KiB, P = 1024: its online run
+            hit = got.get((coll, s, c.replace(",intra=shm", ""), False)) or \
+                online_us(d, f"r{procs}", coll, s, c)  # the selector above 256 B, P = 1024: its online run
             times[c] = hit[0] if hit else None
         known = {c: t for c, t in times.items() if t is not None}
-        best = min(((v[0], k[2]) for k, v in got.items() if k[:2] == ("alltoall", s) and not k[3]), default=None)
+        rivals = [(v[0], k[2]) for k, v in got.items() if k[:2] == (coll, s) and not k[3]]
+        if coll == "alltoallv":  # table (c)'s online rows, auto's own excepted
+            rivals += [(float(r["median_us"]), r["resolved"] if r["algorithm"] != "native" else "native")
+                       for name in runs_named(d, *V1024, "p1024-v-native-mpich-") for r in rows(d, name)
+                       if int(r["bytes"]) == s and "auto" not in r["algorithm"]]
+        best = min(rivals, default=None)
         keeps = min(known, key=known.get) if known and len(known) == len(times) else None
         cands = "; ".join(f"{c} {t:.1f}" if t is not None else f"{c} -" for c, t in times.items())
-        lines.append([str(procs), str(s), pick.group(1), cands,
+        lines.append([str(procs), ("alltoallv " if coll == "alltoallv" else "") + str(s), pick.group(1), cands,
                       f"{keeps} {known[keeps]:.1f}" if keeps else "-",
                       f"{best[1]} {best[0]:.1f}" if best else "-",
                       f"{known[keeps] / best[0]:.2f}" if keeps and best else "-"])
@@ -353,8 +371,10 @@ def auto_table(d):
           "online at P = 256 on the same platform, its cost model's pick and trial candidates at each P (`a2a "
           "model --rank`), each candidate replayed (simulated us; intra=shm runs point to point under SMPI; the "
           "selector at P = 1024 and 1 KiB: its online run), the one its trial keeps (the fastest), and the "
-          "fastest replayed row at that P and S (tables (h), (i), (j), (k)); \"-\": not simulated (the selector "
-          "above 256 B posts all P^2 messages at once; TRA2 at P = 16384 crawls).\n")
+          "fastest replayed row at that P and S (tables (h), (i), (j), (k); alltoallv, `autopickv`: blocks uniform in "
+          "0..S, the model given a mean block of S/2 and a largest of S, against table (c)'s online rows too); "
+          "\"-\": not simulated (the selector above 256 B posts all P^2 messages at once; TRA2 at P = 16384 "
+          "crawls).\n")
     table(["P", "S (B)", "model's pick", "trial candidates (us)", "auto keeps (us)", "fastest row (us)",
            "auto / fastest"], lines)
 
@@ -362,11 +382,13 @@ def auto_table(d):
 def main(d):
     radix_table(d)
     versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
-                        "selector; **bold** = fastest.", "p1024-", ["p1024-a2a-", "p1024-auto-"], (32, 1024))
+                        "selector; **bold** = fastest; auto's \"-\": its online run did not finish, its pick "
+                        "replayed is in table (l); Open MPI's at 1 KiB: \"Not done yet\".", "p1024-",
+                     ["p1024-a2a-", "p1024-auto-"], (32, 1024))
     versus_selectors(d, "(c) alltoallv at P = 1024, block sizes uniform in 0..S: simulated us per call, in "
-                        "brackets the ratio to the MPICH selector; **bold** = fastest.", "p1024-v-",
-                     ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-hier-staggered-",
-                      "p1024-v-hier-auto-", "p1024-v-auto-"], (16, 1024, 16384), selectors=("mpich",))
+                        "brackets the ratio to the MPICH selector; **bold** = fastest; auto's \"-\": its online run "
+                        "aborted in SimGrid's solver, its pick replayed is in table (l).", "p1024-v-",
+                     V1024, (16, 1024, 16384), selectors=("mpich",))
     runs_table(d)
     config_table(d)
     p4096_table(d)
@@ -377,11 +399,12 @@ def main(d):
                                 "call, in brackets the ratio to the replayed MPICH selector; without the reverse "
                                 "traffic (`network/crosstraffic:0`), in brackets the ratio to the same row with it; "
                                 "wall time and peak memory of each replay.")
-    sweep_table(d, "r16384", "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384 p16384sizes`), without the "
-                             "reverse traffic (`network/crosstraffic:0`): simulated us per call, in brackets the ratio "
-                             "to the replayed MPICH selector at that size (16 B; SMPI's Bruck, as radix 2) or to TRA "
-                             "at radix 2 (from 512 B, where the selector posts every message at once and was not "
-                             "run), then the replay's wall time; **bold** = fastest; sqrt(P) = 128.")
+    sweep_table(d, "r16384", "(j) P = 16384 replayed (theta-256x64, `sim-bench.sh p16384 p16384sizes p16384s128`), "
+                             "without the reverse traffic (`network/crosstraffic:0`): simulated us per call, in "
+                             "brackets the ratio to the replayed MPICH selector at that size (16 B; SMPI's Bruck, as "
+                             "radix 2) or to TRA at radix 2 (128 B: the selector, Bruck again, not replayed; from 512 "
+                             "B it posts every message at once and was not run), then the replay's wall time; "
+                             "**bold** = fastest; sqrt(P) = 128.")
     sweep_table(d, "r4096", "(k) P = 4096 replayed by size (theta-64x64; `sim-bench.sh p4096r p4096sweep "
                             "p4096sizes p4096tra2 autopick`): simulated us per call, in brackets the ratio to the "
                             "replayed MPICH selector at that size (16 and 128 B: SMPI's Bruck) or to TRA at radix 2 "
@@ -398,13 +421,18 @@ def main(d):
                              "in brackets the ratio to the replayed MPICH selector's alltoallv (to TuNA at radix 2 "
                              "where it did not finish), then the replay's wall time; **bold** = fastest; sqrt(P) = "
                              "32; two-phase Bruck is TuNA's schedule at radix 2.")
+    sweep_table(d, "polaris-r16384", "(o) The Polaris-like platform at P = 16384 replayed (polaris-512x32, one "
+                                     "dragonfly group of 8 chassis; `sim-bench.sh polaris16384`), without the reverse "
+                                     "traffic as (j): simulated us per call, in brackets the ratio to the replayed "
+                                     "MPICH selector (16 B) or to TRA at radix 2 (512 B), then the replay's wall "
+                                     "time; **bold** = fastest; sqrt(P) = 128.")
 
 
 def update(doc, d):
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-n])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
+    tables = re.sub(r"^\(([a-z])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
     text = open(doc).read()
     begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
     if begin not in text or end not in text:
