@@ -329,9 +329,9 @@ V1024 = ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-h
 
 
 def auto_table(d):
-    """(l) auto at P = 1024, 4096 and 16384 (sim-bench.sh autopick): its model's pick and trial candidates
-    (results/sim/auto-rP-S.rank), each candidate's replayed time, the fastest (what the trial keeps) and the
-    fastest replayed row at that P and S."""
+    """(l) auto at P = 1024, 4096 and 16384 (sim-bench.sh autopick; alltoallv at P = 1024: autopickv): its model's
+    pick and trial candidates (results/sim/auto-rP-S.rank, auto-rP-v-S.rank), each candidate's replayed time, the
+    fastest (what the trial keeps) and the fastest row at that P and S."""
     lines, replayed = [], {}  # replayed: replay_rows by P, read once
     def by_procs_coll_size(path):  # auto-rP-S.rank, auto-rP-v-S.rank
         procs, s = (int(x) for x in re.findall(r"\d+", os.path.basename(path)))
@@ -367,10 +367,10 @@ def auto_table(d):
                       f"{known[keeps] / best[0]:.2f}" if keeps and best else "-"])
     if not lines:
         return
-    print("(l) `auto` at P = 1024, 4096 and 16384 (`sim-bench.sh autopick`): the machine as auto measured it "
+    print("(l) `auto` at P = 1024, 4096 and 16384 (`sim-bench.sh autopick autopickv`): the machine as auto measured it "
           "online at P = 256 on the same platform, its cost model's pick and trial candidates at each P (`a2a "
           "model --rank`), each candidate replayed (simulated us; intra=shm runs point to point under SMPI; the "
-          "selector at P = 1024 and 1 KiB: its online run), the one its trial keeps (the fastest), and the "
+          "selectors at P = 1024 from 1 KiB: their online runs), the one its trial keeps (the fastest), and the "
           "fastest replayed row at that P and S (tables (h), (i), (j), (k); alltoallv, `autopickv`: blocks uniform in "
           "0..S, the model given a mean block of S/2 and a largest of S, against table (c)'s online rows too); "
           "\"-\": not simulated (the selector above 256 B posts all P^2 messages at once; TRA2 at P = 16384 "
