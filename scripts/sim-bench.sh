@@ -490,6 +490,13 @@ row_name() {  # ROW
   fi
 }
 
+measured_machine() {  # the machine as auto measured it online at P = 256 (autopick's first run), for --cost-model
+  local model
+  model=$(sed -n 's/.*machine measured in [0-9.]* ms: \([^;]*\);.*/\1/p' results/sim/p256-auto-model.txt | head -1)
+  [ -n "$model" ] || { echo "   no measured machine in results/sim/p256-auto-model.txt (autopick runs it)" >&2; return 1; }
+  echo "$model"
+}
+
 autopick() {  # (issue 29, table (l)) auto at P = 1024, 4096 and 16384.  Online, auto's trial (up to 24 calls)
               # would take hours of simulation there, so: the machine as auto measures this platform (an
               # online auto run at P = 256, its first 4 nodes, A2A_VERBOSE=1), its cost model's ranking at the
@@ -498,8 +505,7 @@ autopick() {  # (issue 29, table (l)) auto at P = 1024, 4096 and 16384.  Online,
               # window, so a candidate's intra=shm phase runs point to point there: replayed without it.
   A2A_VERBOSE=1 A2A_SIM_SHARED=1 run p256-auto-model theta-4x64 mpich -m 16:16 -i 1 -x 2 --without-native -a auto
   local model
-  model=$(sed -n 's/.*machine measured in [0-9.]* ms: \([^;]*\);.*/\1/p' results/sim/p256-auto-model.txt | head -1)
-  [ -n "$model" ] || { echo "   no measured machine in results/sim/p256-auto-model.txt"; return; }
+  model=$(measured_machine) || return
   # At P = 16384 the model is ranked but its candidates (TRA2 with 255 inter-node rounds of messages
   # under 64 KiB) are not replayed: such replays crawl (docs/simulation.md, "Not done yet").
   # P = 1024 checks the method against auto's online runs (table (b): at 32 B it ran TRA2 at radices 2
@@ -538,11 +544,11 @@ p16384s128() {  # (issue 29) TRA's sweep at P = 16384 and 128 B, replayed withou
 autopickv() {  # (issue 29) auto for alltoallv at P = 1024 as autopick does for alltoall: the online run at 16 KiB
                # aborted in SimGrid's solver (table (c)).  Block sizes uniform in 0..S: auto's model sees a mean
                # block of S/2 and a largest of S.  16 B checks the method against auto's online run there.
-  local model s row cands
-  model=$(sed -n 's/.*machine measured in [0-9.]* ms: \([^;]*\);.*/\1/p' results/sim/p256-auto-model.txt | head -1)
-  [ -n "$model" ] || { echo "   no measured machine in results/sim/p256-auto-model.txt (run autopick)"; return; }
+  local model s row cands nodes
+  model=$(measured_machine) || return
+  nodes=$(printf '64,%.0s' $(seq 16))
   for s in 16 1024 16384; do
-    build/a2a model --rank --procs 1024 --node-sizes "$(printf '64,%.0s' $(seq 15))64" --collective alltoallv \
+    build/a2a model --rank --procs 1024 --node-sizes "${nodes%,}" --collective alltoallv \
       --bytes $((s / 2)) --max-block $s --library other --cost-model "$model,shm_copy=0,cma=0" \
       >"results/sim/auto-r1024-v-$s.rank"
     mapfile -t cands < <(sed -n "s/^auto's trial times: //p" "results/sim/auto-r1024-v-$s.rank" | sed 's/, /\n/g')
