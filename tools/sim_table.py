@@ -31,11 +31,6 @@ def rows(d, name):
     return list(csv.DictReader(open(path, newline="")))
 
 
-def runs_named(d, *prefixes):
-    """The runs whose CSV names start with one of PREFIXES."""
-    return sorted({os.path.basename(p)[:-4] for pre in prefixes for p in glob.glob(os.path.join(d, pre + "*.csv"))})
-
-
 def native_us(d, name, size):
     for r in rows(d, name):
         if r["algorithm"] == "native" and int(r["bytes"]) == size:
@@ -356,8 +351,8 @@ def auto_table(d):
         rivals = [(v[0], k[2]) for k, v in got.items() if k[:2] == (coll, s) and not k[3]]
         if coll == "alltoallv":  # table (c)'s online rows, auto's own excepted
             rivals += [(float(r["median_us"]), r["resolved"] if r["algorithm"] != "native" else "native")
-                       for name in runs_named(d, *V1024, "p1024-v-native-mpich-") for r in rows(d, name)
-                       if int(r["bytes"]) == s and "auto" not in r["algorithm"]]
+                       for pre in V1024 + ["p1024-v-native-mpich-"] for r in rows(d, f"{pre}{s}")
+                       if "auto" not in r["algorithm"]]
         best = min(rivals, default=None)
         keeps = min(known, key=known.get) if known and len(known) == len(times) else None
         cands = "; ".join(f"{c} {t:.1f}" if t is not None else f"{c} -" for c, t in times.items())
