@@ -25,7 +25,9 @@
 # for alltoallv at P=1024), p4096hier (tuna-hier
 # at P=4096 with 4 messages in flight), powerlaw (alltoallv with power-law
 # blocks at P=1024, replayed, checked online at P=256), p16384sizes (TRA's
-# sweep at P=16384, 2 and 8 KiB), p16384s128 (the same at 128 B).  Simulated
+# sweep at P=16384, 2 and 8 KiB), p16384s128 (the same at 128 B); issue 57, the k-port
+# form: ports (P=256, validated), ports1024, portsv (alltoallv), portsreplay
+# (replay against online, P=256) and ports4096 (replayed).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -619,10 +621,94 @@ p16384sizes() {  # (issue 29) TRA's radix sweep at P = 16384 and 2 KiB, 8 KiB, r
   done
 }
 
+# Issue 57, the k-port form (ports=B).  SimGrid 3.32's bandwidth solver
+# aborts or crashes with a digit's messages in flight together at its
+# default precision (maxmin/precision 1e-5) from P = 256; 1e-4 runs them,
+# so every row of these phases, the selectors' included, runs at 1e-4
+# (docs/simulation.md, "The k-port form").  Each row is a run of its own:
+# a solver failure loses only that row.
+PORTS_CFG=--cfg=maxmin/precision:1e-4
+ports_rows() {  # NAME PLATFORM S ROW...: one run per row at size S, the selector's own first
+  local name=$1 platform=$2 s=$3 row
+  shift 3
+  A2A_SIM_CFG=$PORTS_CFG run "$name-$s-native" "$platform" mpich -m $s:$s -i 1 -x 0 -a native
+  for row in "$@"; do
+    A2A_SIM_CFG=$PORTS_CFG run "$name-$s-$(row_name "$row")" "$platform" mpich -m $s:$s -i 1 -x 1 --without-native -a "$row"
+  done
+}
+
+ports() {  # (issue 57) P = 256, every byte validated, Theta- and Polaris-like: TRA by radix with one
+           # exchange at a time and a digit's at once, TRA2 with ports, against the MPICH selector
+  local rows=() r
+  for r in 2 4 8 16 32; do rows+=(-a tra:radix=$r,ports=1 -a tra:radix=$r); done
+  rows+=(-a tra2:ports-intra=1,ports-inter=1 -a tra2)
+  local plat
+  for plat in theta-4x64 polaris-8x32; do
+    A2A_SIM_SHARED=0 A2A_SIM_CFG=$PORTS_CFG run ports-p256-$plat $plat mpich -m 16:16384 -i 1 -x 1 -c "${rows[@]}"
+  done
+}
+
+ports1024() {  # (issue 57) P = 1024 (16 nodes of 64), a run per row: TRA near sqrt(P), TRA2, one port and all
+  local s
+  for s in 16 32 1024; do
+    A2A_SIM_SHARED=1 ports_rows ports-p1024 theta-16x64 $s tra:radix=32 tra:radix=32,ports=1 tra:radix=64 \
+      tra:radix=16 tra2 tra2:ports-intra=1,ports-inter=1 tra2:radix-intra=2
+  done
+}
+
+portsv() {  # (issue 57) alltoallv: TuNA and hierarchical TuNA with ports, uniform and power-law blocks,
+            # P = 256 validated, P = 1024 a run per row
+  local v=(--collective alltoallv) w rows=() r
+  for r in 4 16; do rows+=(-a tuna:radix=$r,ports=1 -a tuna:radix=$r); done
+  rows+=(-a tuna-hier:ports=1 -a tuna-hier)
+  for w in uniform power-law:exponent=0.95; do
+    A2A_SIM_SHARED=0 A2A_SIM_CFG=$PORTS_CFG run "portsv-p256-${w%%:*}" theta-4x64 mpich "${v[@]}" --workload "$w" \
+      -m 16:4096 -i 1 -x 1 -c "${rows[@]}"
+  done
+  local s row
+  for s in 16 1024; do
+    A2A_SIM_CFG=$PORTS_CFG A2A_SIM_SHARED=1 run "portsv-p1024-$s-native" theta-16x64 mpich "${v[@]}" --workload uniform \
+      -m $s:$s -i 1 -x 0 -a native
+    for row in tuna:radix=32 tuna:radix=32,ports=1 tuna-hier tuna-hier:ports=1; do
+      A2A_SIM_CFG=$PORTS_CFG A2A_SIM_SHARED=1 run "portsv-p1024-$s-$(row_name "$row")" theta-16x64 mpich "${v[@]}" \
+        --workload uniform -m $s:$s -i 1 -x 1 --without-native -a "$row"
+    done
+  done
+}
+
+portsreplay() {  # (issue 57) replay against online at P = 256 for tra and tuna with ports 1, 2 and all
+  local s row
+  for s in 16 1024; do
+    for row in tra:radix=16,ports=1 tra:radix=16,ports=2 tra:radix=16; do
+      A2A_SIM_CFG=$PORTS_CFG replay "portsr-p256-$s-$(row_name "$row")" theta-4x64 alltoall "$row" $s
+    done
+    for row in tuna:radix=16,ports=1 tuna:radix=16,ports=2 tuna:radix=16; do
+      A2A_SIM_CFG=$PORTS_CFG replay "portsr-p256-v-$s-$(row_name "$row")" theta-4x64 alltoallv "$row" $s
+    done
+  done
+  # online: the same rows (ports's runs hold tra's at every power of two; here ports=2 and tuna's)
+  A2A_SIM_SHARED=0 A2A_SIM_CFG=$PORTS_CFG run portsr-p256-online theta-4x64 mpich -m 16:1024 -i 1 -x 1 -c \
+    --without-native -a tra:radix=16,ports=1 -a tra:radix=16,ports=2 -a tra:radix=16
+  A2A_SIM_SHARED=0 A2A_SIM_CFG=$PORTS_CFG run portsr-p256-v-online theta-4x64 mpich --collective alltoallv \
+    --workload uniform -m 16:1024 -i 1 -x 1 -c --without-native -a tuna:radix=16,ports=1 -a tuna:radix=16,ports=2 \
+    -a tuna:radix=16
+}
+
+ports4096() {  # (issue 57) P = 4096 replayed: TRA at sqrt(P) one port and all, TRA2 one port and all
+  local s row plat
+  for plat in theta-64x64 polaris-128x32; do
+    for s in 16 1024; do
+      for row in tra:radix=64 tra:radix=64,ports=1 tra2 tra2:ports-intra=1,ports-inter=1; do
+        A2A_SIM_CFG=$PORTS_CFG replay "ports-r4096-$plat-$s-$(row_name "$row")" $plat alltoall "$row" $s
+      done
+    done
+  done
+}
+
 # Every phase, in the order a bare run takes them.
 all_phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
             p4096sweep p16384 p4096sizes p4096tra2 polaris4096 autopick p4096hier powerlaw p16384sizes polaris16384
-            autopickv p16384s128)
+            autopickv p16384s128 ports ports1024 portsv portsreplay ports4096)
 phases=("$@")
 ((${#phases[@]})) || phases=("${all_phases[@]}")
 for phase in "${phases[@]}"; do

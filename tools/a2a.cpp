@@ -39,7 +39,7 @@ void list_algorithms() {
               "      else the cheapest candidate of the alpha-beta cost model (`a2a model --rank`)\n");
 }
 
-int model(long long P, const std::string& radix_text) {
+int model(long long P, const std::string& radix_text, const std::string& ports_text) {
   namespace s = a2a::detail::schedule;
   long long r = 0;
   if (radix_text == "auto") {
@@ -49,19 +49,30 @@ int model(long long P, const std::string& radix_text) {
     r = std::strtoll(radix_text.c_str(), &end, 10);
     if (*end != '\0') r = 0;
   }
-  if (P < 1 || r < 2) {
-    std::fprintf(stderr, "a2a model: need --procs >= 1 and --radix >= 2\n");
+  long long b = 0;  // all
+  if (ports_text != "all") {
+    char* end = nullptr;
+    b = std::strtoll(ports_text.c_str(), &end, 10);
+    if (*end != '\0' || b < 1) b = -1;
+  }
+  if (P < 1 || r < 2 || b < 0) {
+    std::fprintf(stderr, "a2a model: need --procs >= 1, --radix >= 2 and --ports >= 1 or all\n");
     return 2;
   }
   const long long used = std::max(2LL, std::min(r, P));
   const auto steps = s::tra_steps(static_cast<int>(P), static_cast<int>(used));
   const long long K = s::tra_rounds_closed(P, used), D = s::tra_blocks_closed(P, used);
   const long long Ks = s::count_rounds(steps), Ds = s::count_blocks(steps);
-  std::printf("P=%lld radix=%lld w=%d\n", P, used, s::digit_count(P, used));
-  std::printf("closed form: K=%lld D=%lld\n", K, D);
-  std::printf("schedule:    K=%lld D=%lld\n", Ks, Ds);
-  std::printf("%s\n", K == Ks && D == Ds ? "agree" : "DISAGREE");
-  return K == Ks && D == Ds ? 0 : 1;
+  const long long W = s::tra_waits_closed(P, used, b);
+  long long Ws = 0;  // the schedule's batches
+  for (size_t first = 0; first < steps.size(); first = s::batch_end(steps, first, static_cast<int>(b))) ++Ws;
+  const bool agree = K == Ks && D == Ds && W == Ws;
+  std::printf("P=%lld radix=%lld w=%d ports=%s\n", P, used, s::digit_count(P, used),
+              b == 0 || b >= used - 1 ? "all" : std::to_string(b).c_str());
+  std::printf("closed form: K=%lld D=%lld waits=%lld\n", K, D, W);
+  std::printf("schedule:    K=%lld D=%lld waits=%lld\n", Ks, Ds, Ws);
+  std::printf("%s\n", agree ? "agree" : "DISAGREE");
+  return agree ? 0 : 1;
 }
 
 // The padded-vs-two-phase model of Fan et al. (Bruck non-uniform paper,
@@ -208,7 +219,7 @@ int main(int argc, char** argv) {
   list->add_option("--sweep", sweep_of, "print instead the specs the tests sweep (every host algorithm at every "
                                         "knob choice, radix 3), one per line")
       ->check(CLI::IsMember({"alltoall", "alltoallv"}));
-  auto* mdl = app.add_subcommand("model", "TRA rounds K and blocks D: closed forms against the schedule");
+  auto* mdl = app.add_subcommand("model", "TRA rounds K, blocks D and waits: closed forms against the schedule");
   long long procs = 0;
   std::string radix = "auto";
   std::string alg = "tra", node_sizes;
@@ -216,6 +227,8 @@ int main(int argc, char** argv) {
   mdl->add_option("--alg", alg, "tra (default) or clustered")->check(CLI::IsMember({"tra", "clustered"}));
   mdl->add_option("--node-sizes", node_sizes, "clustered: ranks per node, e.g. 1,2,3");
   mdl->add_option("--radix,-r", radix, "radix r (2..P, or auto)");
+  std::string ports = "all";
+  mdl->add_option("--ports", ports, "exchanges of one digit in flight together: 1..r-1 or all (waits)");
   std::string collective = "alltoall";
   long long max_block = 0;
   double alpha = 2e-6, beta = 1e-10;
@@ -254,7 +267,7 @@ int main(int argc, char** argv) {
     namespace d = a2a::detail;
     if (!sweep_of.empty()) {
       const auto coll = sweep_of == "alltoall" ? d::Collective::alltoall : d::Collective::alltoallv;
-      for (const auto& spec : d::sweep(coll, d::kAnyHostLayout, {{"3"}, {}, {}})) std::printf("%s\n", spec.c_str());
+      for (const auto& spec : d::sweep(coll, d::kAnyHostLayout, {{"3"}, {}, {}, d::kSweptPorts})) std::printf("%s\n", spec.c_str());
       return 0;
     }
     list_algorithms();
@@ -264,7 +277,7 @@ int main(int argc, char** argv) {
     if (rank_model)
       return model_rank(static_cast<int>(procs), node_sizes, collective, bytes, max_block, cost_text, library);
     if (alg == "clustered") return model_clustered(node_sizes);
-    if (collective == "alltoall") return model(procs, radix);
+    if (collective == "alltoall") return model(procs, radix, ports);
     if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing
     return model_alltoallv(procs, max_block, alpha, beta);
   }

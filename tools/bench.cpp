@@ -176,7 +176,7 @@ int run(const Row& row, Case& c) {
 // then auto in both error modes.
 std::vector<std::string> default_algorithms(bool v, int P) {
   namespace d = a2a::detail;
-  d::SweepValues values{{"2", "auto"}, {}, {}};
+  d::SweepValues values{{"2", "auto"}, {}, {}, {}};
   if (v) {
     values.radix.clear();
     for (int r = 2; r <= P; ++r)
@@ -208,7 +208,7 @@ std::vector<std::string> sweep_algorithms(bool v, int P) {
   for (int r = 2; r <= P; ++r)
     if (P <= 32 || (r & (r - 1)) == 0 || (r >= root - 1 && r <= root + 2) || r == P) radices.push_back(r);
   const auto coll = v ? d::Collective::alltoallv : d::Collective::alltoall;
-  auto algs = d::sweep(*d::find_algorithm(coll, v ? "tuna" : "tra"), {d::radix_values(radices), {}, {}});
+  auto algs = d::sweep(*d::find_algorithm(coll, v ? "tuna" : "tra"), {d::radix_values(radices), {}, {}, d::kSweptPorts});
   algs.insert(algs.begin(), "native");
   return algs;
 }

@@ -33,17 +33,25 @@ int knob(const a2a::Spec& spec, const char* key, int fallback) {
 // is among them: under SMPI a2a has no shared window and runs that phase point to point
 // (uniform/shm.cpp), which is what the spec without it writes.
 bool known_keys(const a2a::Spec& spec, std::string& bad) {
-  const std::vector<std::string> keys = spec.name == "tra"         ? std::vector<std::string>{"radix"}
-                                        : spec.name == "tra2"      ? std::vector<std::string>{"radix-intra", "radix-inter"}
-                                        : spec.name == "tuna-hier" ? std::vector<std::string>{"variant", "radix", "block"}
-                                        : spec.name == "tuna"      ? std::vector<std::string>{"radix"}
-                                                                   : std::vector<std::string>{};
+  using Keys = std::vector<std::string>;
+  const Keys keys = spec.name == "tra"         ? Keys{"radix", "ports"}
+                    : spec.name == "tra2"      ? Keys{"radix-intra", "radix-inter", "ports-intra", "ports-inter"}
+                    : spec.name == "tuna-hier" ? Keys{"variant", "radix", "block", "ports"}
+                    : spec.name == "tuna"      ? Keys{"radix", "ports"}
+                                               : Keys{};
   for (const auto& [key, value] : spec.params)
     if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
       bad = key + "=" + value;
       return false;
     }
   return true;
+}
+
+// A ports knob: absent or "all" is 0 (every exchange of a digit), else a
+// positive number; -1 where it is neither.
+int ports_knob(const a2a::Spec& spec, const char* key) {
+  const auto it = spec.params.find(key);
+  return it == spec.params.end() || it->second == "all" ? 0 : knob(spec, key, 0) > 0 ? knob(spec, key, 0) : -1;
 }
 
 }  // namespace
@@ -56,8 +64,9 @@ int run_trace(const std::vector<std::string>& args) {
   app.add_option("-p,--procs", P, "ranks P")->required()->check(CLI::PositiveNumber);
   app.add_option("--node-size", Q, "ranks per node Q, consecutive (default P: one node)");
   app.add_option("-a,--algorithm", spec_text,
-                 "alltoall: native, tra[:radix=R], tra2[:radix-intra=,radix-inter=]; alltoallv: native, "
-                 "tuna-hier[:variant=,radix=,block=], tuna[:radix=R], two-phase-bruck, padded-bruck")
+                 "alltoall: native, tra[:radix=R,ports=B], tra2[:radix-intra=,radix-inter=,ports-intra=,ports-inter=]; "
+                 "alltoallv: native, tuna-hier[:variant=,radix=,block=,ports=], tuna[:radix=R,ports=B], two-phase-bruck, "
+                 "padded-bruck")
       ->required();
   app.add_option("-m,--bytes", bytes, "bytes per block (alltoallv: the workload's size)");
   app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
@@ -94,24 +103,32 @@ int run_trace(const std::vector<std::string>& args) {
       std::fprintf(stderr, "a2a trace: %s=%s is no positive number\n", key, spec.params.at(key).c_str());
       return 2;
     }
+  for (const char* key : {"ports", "ports-intra", "ports-inter"})
+    if (ports_knob(spec, key) < 0) {
+      std::fprintf(stderr, "a2a trace: %s=%s is neither all nor a positive number\n", key, spec.params.at(key).c_str());
+      return 2;
+    }
+  const int ports = ports_knob(spec, "ports");
   std::vector<s::Trace> traces(P);
   if (spec.name == "native") {
     for (int p = 0; p < P; ++p) traces[p] = v ? s::trace_native_alltoallv(P, block, p) : s::trace_native_alltoall(bytes);
   } else if (spec.name == "tra" && !v) {
     const int r = knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P)));
-    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra(P, r, bytes, p);
+    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra(P, r, bytes, p, ports);
   } else if (spec.name == "tra2" && !v) {
     const int r1 = knob(spec, "radix-intra", static_cast<int>(s::ceil_sqrt(Q))), r2 = knob(spec, "radix-inter", N);
-    for (int p = 0; p < P; ++p) traces[p] = s::trace_tra2(P, Q, r1, r2, bytes, p);
+    for (int p = 0; p < P; ++p)
+      traces[p] = s::trace_tra2(P, Q, r1, r2, bytes, p, ports_knob(spec, "ports-intra"), ports_knob(spec, "ports-inter"));
   } else if (spec.name == "tuna-hier" && v) {
     const auto variant = spec.params.count("variant") ? spec.params.at("variant") : "coalesced";
     const int r = knob(spec, "radix", static_cast<int>(s::ceil_sqrt(Q))), batch = knob(spec, "block", 32);
     for (int n = 0; n < N; ++n) {
-      auto node = s::trace_tuna_hier(P, Q, r, batch, variant == "staggered", block, n);
+      auto node = s::trace_tuna_hier(P, Q, r, batch, variant == "staggered", block, n, ports);
       for (int q = 0; q < Q; ++q) traces[n * Q + q] = std::move(node[q]);
     }
   } else if ((spec.name == "tuna" || spec.name == "two-phase-bruck") && v) {
-    traces = s::trace_tuna(P, Q, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block);
+    traces = s::trace_tuna(P, Q, spec.name == "tuna" ? knob(spec, "radix", static_cast<int>(s::ceil_sqrt(P))) : 2, block,
+                           ports);
   } else if (spec.name == "padded-bruck" && v) {
     traces = s::trace_padded_bruck(P, Q, block);
   } else {

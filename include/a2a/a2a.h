@@ -26,6 +26,8 @@ typedef struct A2A_Stats {
   long long temp_bytes;     /* peak scratch bytes this call used */
   long long inter_node_messages; /* data messages this rank sent to other nodes */
   long long inter_node_bytes;    /* payload bytes this rank sent to other nodes */
+  long long waits;          /* times this rank waited for a batch of its messages in flight together
+                               (K where rounds go one at a time; the k-port form waits once per batch) */
 } A2A_Stats;                /* counts the MPI library hides (native) are -1 */
 
 int A2A_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

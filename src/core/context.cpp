@@ -116,8 +116,11 @@ CommContext::~CommContext() {
 }
 
 const std::vector<schedule::Step>& CommContext::tra_steps(int radix) {
+  if (radix == last_radix_) return *last_steps_;
   auto it = tra_.find(radix);
   if (it == tra_.end()) it = tra_.emplace(radix, schedule::tra_steps(size, radix)).first;
+  last_radix_ = radix;
+  last_steps_ = &it->second;
   return it->second;
 }
 

@@ -41,6 +41,7 @@ inline constexpr const char* kFirstCall = "first-call";
 struct Stats {
   long long rounds = 0, messages = 0, blocks_sent = 0, bytes_sent = 0, meta_bytes_sent = 0, temp_bytes = 0;
   long long inter_node_messages = 0, inter_node_bytes = 0;
+  long long waits = 0;  // batches of messages waited for (A2A_Stats::waits)
   const char* decided_by = "";   // "tuning", "model" or kFirstCall when auto chose
   const int* node_of = nullptr;  // the communicator's layout, to tell inter-node messages
   int my_node = 0;
@@ -89,7 +90,7 @@ struct BufferAllocator {
 class Scratch {
  public:
   // The front end's packing regions, then work regions handed out by Frame.
-  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kWork4, kWork5, kCount };
+  enum Region { kPackedSend, kPackedRecv, kWork0, kWork1, kWork2, kWork3, kWork4, kWork5, kWork6, kWork7, kCount };
   enum class Holds { data, sizes };  // sizes: block sizes travel in it (never shared under SMPI)
 
   // The work regions one algorithm (or engine) holds while it runs.  An
@@ -223,8 +224,6 @@ struct CommContext {
   // (port_ctx), split from the private communicator on first use.
   int node_parts(CommContext*& node_ctx, CommContext*& port_ctx);
 
-  // The store-and-forward engine's per-slot flags, reused by every call.
-  std::vector<char> slot_flags;
 
   // What auto decided on this communicator (select/auto.hpp).
   std::shared_ptr<AutoState> auto_state;
@@ -240,6 +239,10 @@ struct CommContext {
 
  private:
   std::map<int, std::vector<schedule::Step>> tra_;
+  // The last radix asked and its steps (map nodes never move): a repeated
+  // call skips the lookup.
+  int last_radix_ = 0;
+  const std::vector<schedule::Step>* last_steps_ = nullptr;
   std::vector<schedule::Step> linear_;
   std::unique_ptr<CommContext> node_ctx_, port_ctx_;
   std::vector<schedule::PeerStep> clustered_;

@@ -6,6 +6,7 @@
 #include <mpi.h>
 
 #include <cstddef>
+#include <optional>
 #include <vector>
 
 #include "core/context.hpp"
@@ -88,6 +89,12 @@ class InlineRequests : public RequestSet {
 };
 // An algorithm's round: up to 64 without the heap.
 using Requests = InlineRequests<64>;
+// Requests in a store the caller owns (scratch sized for its widest batch),
+// so a batch of any size posts without the heap.
+class StoredRequests : public RequestSet {
+ public:
+  StoredRequests(MPI_Request* store, size_t capacity) : RequestSet(store, capacity, 0) {}
+};
 
 // co_await wait(reqs): every request posted on reqs completes (its first
 // error, or MPI_SUCCESS).
@@ -112,8 +119,18 @@ struct WaitRequests {
   int await_resume() const { return r.result(); }
 };
 inline WaitRequests wait(RequestSet& r) { return WaitRequests{r}; }
+// The same, an algorithm's batch: counted in the call's stats (waits)
+// where it posted any message.
+inline WaitRequests wait(RequestSet& r, Stats& stats) {
+  stats.waits += r.posted();
+  return WaitRequests{r};
+}
 
-// One blocking exchange: send `sbytes` to dst while receiving `rbytes` from src.
+// One blocking exchange: send `sbytes` to dst while receiving `rbytes` from
+// src, the receive posted first.  Not MPI_Sendrecv: SMPI's posts its send
+// first and its receive only after the send's overhead, which cost every
+// round of a simulated TRA 0.05 us (docs/simulation.md); Open MPI's and
+// MPICH's post the receive first, as this does, at the same cost here.
 int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
              Stats& stats);
 
@@ -128,28 +145,30 @@ struct Exchanged {
   int src;
   MPI_Comm comm;
   Stats& stats;
-  // Two inline (a message in pieces spills): with an algorithm's 64 the
-  // awaiter, made at every co_await, cost a blocking exchange 60
-  // instructions more.
-  InlineRequests<2> r{2};
+  // Two inline (a message in pieces spills), made only where the
+  // operation does not block: the awaiter is made at every co_await, and
+  // with an algorithm's 64 it cost a blocking exchange 60 instructions more.
+  std::optional<InlineRequests<2>> r;
   int rc = MPI_SUCCESS;
   bool await_ready() {
+    stats.waits += sbytes > 0 || rbytes > 0;
     if (blocking_now()) {
       rc = exchange(sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats);
       return true;
     }
-    r.recv(rbuf, rbytes, src, comm);
-    r.send(sbuf, sbytes, dst, comm, stats);
-    if (r.posted() || !r.test_all()) return false;  // untested, as WaitRequests
-    rc = r.result();
+    r.emplace(2);
+    r->recv(rbuf, rbytes, src, comm);
+    r->send(sbuf, sbytes, dst, comm, stats);
+    if (r->posted() || !r->test_all()) return false;  // untested, as WaitRequests
+    rc = r->result();
     return true;
   }
-  void await_suspend(std::coroutine_handle<> h) noexcept { WaitRequests{r}.await_suspend(h); }
-  int await_resume() const { return rc != MPI_SUCCESS ? rc : r.result(); }
+  void await_suspend(std::coroutine_handle<> h) noexcept { WaitRequests{*r}.await_suspend(h); }
+  int await_resume() const { return rc != MPI_SUCCESS || !r ? rc : r->result(); }
 };
 inline Exchanged exchanged(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src,
                            MPI_Comm comm, Stats& stats) {
-  return Exchanged{sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats};
+  return Exchanged{sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats, std::nullopt};
 }
 
 // Collectives nested in an algorithm (the largest block, tuna-hier's size

@@ -393,6 +393,7 @@ extern "C" int A2A_Last_stats(A2A_Stats* stats) {
   stats->temp_bytes = s.temp_bytes;
   stats->inter_node_messages = s.inter_node_messages;
   stats->inter_node_bytes = s.inter_node_bytes;
+  stats->waits = s.waits;
   return MPI_SUCCESS;
 }
 

@@ -52,7 +52,7 @@ int native_comm(const CallArgs& a, CommContext& ctx, MPI_Comm& on) {
 }  // namespace
 
 void native_stats(const CallArgs& a, const Prepared& p, Stats& st) {
-  st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+  st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = st.waits = -1;
   st.blocks_sent = a.v() ? st.blocks_sent : p.P - 1;
   st.bytes_sent = native_bytes_sent(p);
 }
@@ -256,6 +256,7 @@ void begin_stats(Stats& st, const Prepared& p) {
   st.temp_bytes = t.temp_bytes;
   st.inter_node_messages = t.inter_node_messages;
   st.inter_node_bytes = t.inter_node_bytes;
+  st.waits = t.waits;
   st.decided_by = t.decided_by;
   st.node_of = t.node_of;
   st.my_node = t.my_node;
@@ -271,7 +272,7 @@ Stats& last_stats(ThreadState& ts) {
     st = Stats{};
     st.decided_by = kFirstCall;
     name_algorithm(st, native_of(ts.first.coll).canonical);
-    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = -1;
+    st.rounds = st.messages = st.inter_node_messages = st.inter_node_bytes = st.waits = -1;
     st.blocks_sent = ts.first.blocks;
     st.bytes_sent = ts.first.bytes;
   } else if (const Prepared* p = ts.lazy) {  // as execute's hot path would have written them

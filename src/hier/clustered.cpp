@@ -69,7 +69,7 @@ Task<Result> run(const Call& c, const Params& prm) {
     Requests reqs(2);
     if (step.recv) reqs.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
     if (step.send) reqs.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
-    if (const int rc = co_await wait(reqs)) co_return rc;
+    if (const int rc = co_await wait(reqs, c.stats)) co_return rc;
     if (step.send) c.count_round(1);
   }
   co_return err;

@@ -30,13 +30,14 @@ namespace {
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
 Task<int> phase(const UniformCall& c, const Params& outer, CommContext& sub, const char* send, char* recv,
-                size_t block, int radix, long long scale, bool through_shm = false) {
+                size_t block, int radix, int ports, long long scale, bool through_shm = false) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
   const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st, c.scratch};
   Params prm = outer;  // shm's knobs as the call resolved them
   prm.radix = schedule::phase_radix(radix, sub.size);
+  prm.ports = ports;
   Result r = through_shm ? co_await shm_phase(u, prm) : Result::fallback();
   if (r.fell_back()) r = co_await tra(u, prm);  // p2p, or the node's ranks share no memory
   const int rc = r.nested_code();
@@ -56,8 +57,10 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
   const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
   c.stats.named_from = 0;
-  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d%s",
-                std::max(2, r1), std::max(2, r2), prm.intra_shm ? ",intra=shm" : "");
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d%s%s%s",
+                std::max(2, r1), std::max(2, r2), prm.intra_shm ? ",intra=shm" : "",
+                schedule::ports_name("ports-intra", prm.ports_intra, std::max(2, r1)).c_str(),
+                schedule::ports_name("ports-inter", prm.ports_inter, std::max(2, r2)).c_str());
 
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
   Scratch::Frame frame(c.work());
@@ -69,11 +72,11 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
     for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
-  if (const int rc = co_await phase(c, prm, *node_ctx, a, b, N * bs, r1, N, prm.intra_shm)) co_return rc;
+  if (const int rc = co_await phase(c, prm, *node_ctx, a, b, N * bs, r1, prm.ports_intra, N, prm.intra_shm)) co_return rc;
   // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);
-  if (const int rc = co_await phase(c, prm, *port_ctx, a, b, Q * bs, r2, Q)) co_return rc;
+  if (const int rc = co_await phase(c, prm, *port_ctx, a, b, Q * bs, r2, prm.ports_inter, Q)) co_return rc;
   // Port slot (m, qs) of b now holds the block from (m, qs) to this rank.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);

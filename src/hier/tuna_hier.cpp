@@ -43,8 +43,9 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   const int r = schedule::phase_radix(prm.radix_intra ? prm.radix_intra : schedule::ceil_sqrt(Q), Q);
   const bool coalesced = !prm.staggered;
   c.stats.named_from = 0;
-  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d%s",
-                coalesced ? "coalesced" : "staggered", r, prm.block, prm.intra_shm ? ",intra=shm" : "");
+  std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d%s%s",
+                coalesced ? "coalesced" : "staggered", r, prm.block, prm.intra_shm ? ",intra=shm" : "",
+                schedule::ports_name("ports", prm.ports_intra, r).c_str());
 
   // Group q' = this rank's N blocks for local index q', node by node.  Each
   // node-mate learns the N sizes of the group it gets: sizes_in[qs][m] is
@@ -90,6 +91,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
                               *node_ctx, c.stats, -1, c.scratch, c.plan, c.meta_only};
     Params tuna_prm = prm;  // shm's knobs as the call resolved them
     tuna_prm.radix = r;
+    tuna_prm.ports = prm.ports_intra;
     Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm) : Result::fallback();
     if (ran.fell_back()) ran = co_await tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
     rc = ran.nested_code();
@@ -169,7 +171,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
         }
         c.count_round(coalesced ? Q : 1);
       }
-      if ((rc = co_await wait(reqs))) break;
+      if ((rc = co_await wait(reqs, c.stats))) break;
     }
   }
   if (rc != MPI_SUCCESS) co_return rc;

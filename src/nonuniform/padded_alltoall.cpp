@@ -12,7 +12,7 @@ namespace a2a::detail {
 Task<Result> padded_alltoall(const VarCall& c, const Params&) {
   Padded padded(c.work());
   if (const Result r = co_await pad(c, padded); !r.ok()) co_return r;
-  c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = -1;
+  c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = c.stats.waits = -1;
   if (padded.M == 0) co_return MPI_SUCCESS;
   MPI_Datatype block;
   int rc = make_bytes_type(padded.M, &block);

@@ -21,7 +21,7 @@ Task<Result> tuna(const VarCall& c, const Params& prm) {
   const long long K = static_cast<long long>(steps.size());
   const long long r = prm.radix;
   co_return co_await run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
-                                   [r](int i) { return schedule::tuna_temp_index(i, r); });
+                                   [r](int i) { return schedule::tuna_temp_index(i, r); }, prm.ports);
 }
 
 }  // namespace a2a::detail

@@ -6,9 +6,13 @@
 // and its final hop lands in receive block (p+i)%P (no final rotation).
 // Blocks with hops left wait in a temporary store T of `capacity` places of
 // M bytes each (M: the global largest block), slot i at place index(i).
-// Scratch: capacity*M (T) + the largest round's outgoing and incoming bytes
-// (send pack and receive landing, each at most W*M, W = the widest round) +
-// 2*W*8 (sizes); two_phase_scratch() is that bound.
+// The k-port form: the rounds of one digit go in batches of `ports`
+// (schedule::batch_end), the batch's size messages together (one wait),
+// then its blocks together (one wait), each round's receive posted before
+// its send; what arrives is placed after the batch (its slots are disjoint).  Scratch: capacity*M (T) + the largest
+// batch's outgoing and incoming bytes (send pack and receive landing, each
+// at most W*M, W = the widest batch's slots) + 2*W*8 (sizes) + a batch's
+// requests; two_phase_scratch() is that bound.
 #pragma once
 #include <functional>
 #include <vector>
@@ -18,10 +22,10 @@
 
 namespace a2a::detail {
 
-// The most scratch the engine can use for the given store and schedule.
-long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long capacity, long long M);
+// The most scratch the engine can use for the given store, schedule and ports.
+long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long capacity, long long M, int ports = 1);
 
 Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& steps, long long capacity,
-                  const std::function<long long(int)>& index);
+                        const std::function<long long(int)>& index, int ports = 1);
 
 }  // namespace a2a::detail

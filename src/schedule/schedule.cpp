@@ -30,6 +30,8 @@ std::vector<Step> tra_steps(int P, int r) {
     for (int z = 1; z < r; ++z) {
       Step s;
       s.distance = static_cast<int>(z * rx);
+      s.digit = x;
+      s.span = rx;
       // Blocks whose x-th digit is z form units of r^x consecutive indices.
       for (long long base = z * rx; base < P; base += rx * r)
         for (long long i = base; i < std::min<long long>(base + rx, P); ++i) s.slots.push_back(static_cast<int>(i));
@@ -48,7 +50,7 @@ std::vector<StepShape> tra_shape(int P, int r) {
     for (int z = 1; z < r; ++z) {
       long long slots = 0;  // tra_steps' units, counted
       for (long long base = z * rx; base < P; base += rx * r) slots += std::min<long long>(rx, P - base);
-      if (slots) steps.push_back({static_cast<int>(z * rx), static_cast<int>(slots)});
+      if (slots) steps.push_back({static_cast<int>(z * rx), static_cast<int>(slots), x});
     }
   return steps;
 }
@@ -78,9 +80,19 @@ long long tra_blocks_closed(long long P, long long r) {
   return D;
 }
 
+long long tra_waits_closed(long long P, long long r, long long ports) {
+  if (P <= 1) return 0;
+  r = std::min(r, P);
+  const long long b = ports <= 0 ? r - 1 : std::min(ports, r - 1);
+  const int w = digit_count(P, r);
+  const long long rx = ipow(r, w - 1);
+  const long long top = (P + rx - 1) / rx - 1;  // steps of the highest digit
+  return (w - 1) * ((r - 1 + b - 1) / b) + (top + b - 1) / b;
+}
+
 std::vector<Step> linear_steps(int P) {
   std::vector<Step> steps;
-  for (int i = 1; i < P; ++i) steps.push_back(Step{i, {i}});
+  for (int i = 1; i < P; ++i) steps.push_back(Step{i, {i}, i});
   return steps;
 }
 

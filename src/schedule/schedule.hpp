@@ -12,6 +12,7 @@
 #pragma once
 #include <algorithm>
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace a2a::detail::schedule {
@@ -19,6 +20,8 @@ namespace a2a::detail::schedule {
 struct Step {
   int distance = 0;        // send to p+distance, receive from p-distance (forward)
   std::vector<int> slots;  // slots exchanged in this step, ascending
+  int digit = 0;           // TRA: the base-r digit x it serves (steps of one digit move disjoint slots)
+  long long span = 1;      // TRA: r^x; a slot i with i % span != 0 arrived in an earlier digit's step
 };
 
 // Number of base-r digits needed to write 0..P-1 (w = ceil(log_r P)), integer only.
@@ -44,12 +47,48 @@ std::vector<Step> tra_steps(int P, int r);
 struct StepShape {
   int distance = 0;
   int slots = 0;
+  int digit = 0;
   bool operator==(const StepShape&) const = default;
 };
 std::vector<StepShape> tra_shape(int P, int r);
 // Closed forms of the TRA paper (propositions 3 and 4); r is clamped to P.
 long long tra_rounds_closed(long long P, long long r);
 long long tra_blocks_closed(long long P, long long r);
+
+// The k-port form: the steps of one digit move disjoint slots, so up to
+// `ports` of them fly together and are waited for once (a batch).  A
+// batch is a run of consecutive steps of one digit, at most `ports` long
+// (ports <= 0: every step of the digit, the r-1 of Jocksch et al.'s
+// k-port Bruck); batch_end gives the step after the one starting at
+// `first`.  Steps of other schedules (linear) carry distinct digits, one
+// step a batch.
+template <class S>
+size_t batch_end(const std::vector<S>& steps, size_t first, int ports) {
+  size_t last = first + 1;
+  while (last < steps.size() && steps[last].digit == steps[first].digit &&
+         (ports <= 0 || last - first < static_cast<size_t>(ports)))
+    ++last;
+  return last;
+}
+// The most slots one batch moves (its staging buffers' blocks).
+template <class S>
+size_t widest_batch(const std::vector<S>& steps, int ports) {
+  size_t most = 0;
+  for (size_t first = 0, last; first < steps.size(); first = last) {
+    last = batch_end(steps, first, ports);
+    size_t n = 0;
+    for (size_t k = first; k < last; ++k) n += static_cast<size_t>(steps[k].slots.size());
+    most = std::max(most, n);
+  }
+  return most;
+}
+// Batches of TRA(P, r) with `ports` in flight: the waits of a rank.
+long long tra_waits_closed(long long P, long long r, long long ports);
+// ",key=B" for a stats name where `ports` runs fewer than all r-1 of a
+// digit's exchanges, else "" (the default left out, as the registry does).
+inline std::string ports_name(const char* key, int ports, int r) {
+  return ports > 0 && ports < r - 1 ? std::string(",") + key + "=" + std::to_string(ports) : std::string();
+}
 
 // Linear family: step i (1..P-1) sends slot i over distance i.
 std::vector<Step> linear_steps(int P);
@@ -82,5 +121,7 @@ long long tuna_temp_index(long long o, long long r);
 bool is_forwarded(long long o, long long r);  // two or more non-zero digits
 
 inline int mod(long long a, int P) { long long m = a % P; return static_cast<int>(m < 0 ? m + P : m); }
+// mod for -P < a < 2P (a rank plus or minus a distance), without a divide.
+inline int wrap(long long a, int P) { return static_cast<int>(a < 0 ? a + P : a >= P ? a - P : a); }
 
 }  // namespace a2a::detail::schedule

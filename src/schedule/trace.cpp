@@ -15,19 +15,33 @@ struct Group {
   int world(long long g) const { return base + mod(g, n) * stride; }
 };
 
-// a2a's TRA (zero-rotation engine, forward): round (x, z) sends its slots
-// to g + d and receives as many from g - d.
-void tra_on(Trace& t, const Group& grp, int radix, long long block, int g, bool meta = false) {
-  for (const auto& s : tra_shape(grp.n, phase_radix(radix, grp.n)))
-    if (const long long bytes = s.slots * block; bytes > 0)
-      t.push_back({TraceOp::sendrecv, meta, grp.world(g + s.distance), grp.world(g - s.distance), bytes, bytes});
+// a2a's TRA (zero-rotation engine; dir +1: round (x, z) sends its slots
+// to g + d and receives as many from g - d; -1, Bruck's mirror: to g - d);
+// a batch of `ports` rounds (batch_end) posts each round's receive, then
+// its send, and waits once.
+void tra_on(Trace& t, const Group& grp, int radix, long long block, int g, int ports, int dir = +1) {
+  const auto steps = tra_shape(grp.n, phase_radix(radix, grp.n));
+  if (block <= 0) return;
+  for (size_t first = 0, last; first < steps.size(); first = last) {
+    last = batch_end(steps, first, ports);
+    for (size_t k = first; k < last; ++k) {
+      t.push_back({TraceOp::irecv, false, -1, grp.world(g - dir * steps[k].distance), steps[k].slots * block, 0});
+      t.push_back({TraceOp::isend, false, grp.world(g + dir * steps[k].distance), -1, steps[k].slots * block, 0});
+    }
+    t.push_back({TraceOp::waitall});
+  }
 }
 
 // SMPI's MPICH selector on a node communicator: Bruck below 256 B per block
 // (TRA's radix-2 rounds; its self-copies are local), else every message
 // posted at once.
 void size_alltoall(Trace& t, const Group& grp, int g, long long block) {
-  if (block < 256 && grp.n >= 8) return tra_on(t, grp, 2, block, g, true);
+  if (block < 256 && grp.n >= 8) {  // the selector's Bruck: a sendrecv a round
+    for (const auto& s : tra_shape(grp.n, 2))
+      t.push_back({TraceOp::sendrecv, true, grp.world(g + s.distance), grp.world(g - s.distance), s.slots * block,
+                   s.slots * block});
+    return;
+  }
   for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::irecv, true, -1, grp.world(g - i), block, 0});
   for (int i = 1; i < grp.n; ++i) t.push_back({TraceOp::isend, true, grp.world(g + i), -1, block, 0});
   if (grp.n > 1) t.push_back({TraceOp::waitall});
@@ -81,38 +95,51 @@ void allreduce_8(Trace& t, int P, int Q, int base, int rank) {
 
 // a2a's two-phase exchange (src/nonuniform/two_phase.cpp: TuNA, two-phase
 // Bruck) on `grp`, every member's trace at once (traces[g]), sb[x][y] the
-// bytes member x sends member y: per round the sizes, then the blocks
-// (none where both ways are empty), to g - d and from g + d.  The sizes a
-// slot carries are followed on every member.
+// bytes member x sends member y: per batch of `ports` rounds (batch_end)
+// the sizes of every round, then its blocks (none where both ways are
+// empty), to g - d and from g + d, each round's receive before its send.  The
+// sizes a slot carries are followed on every member.
 void two_phase_on(std::vector<Trace>& traces, const Group& grp, const std::vector<Step>& steps,
-                  const std::vector<std::vector<long long>>& sb) {
+                  const std::vector<std::vector<long long>>& sb, int ports = 1) {
   const int n = grp.n;
-  std::vector<std::vector<long long>> held(n, std::vector<long long>(n, -1)), out(n);
-  for (const auto& s : steps) {
-    for (int x = 0; x < n; ++x) {
-      out[x].clear();
-      for (int i : s.slots) out[x].push_back(held[x][i] >= 0 ? held[x][i] : sb[x][mod(x - i, n)]);
-    }
-    const long long k = static_cast<long long>(s.slots.size());
+  std::vector<std::vector<long long>> held(n, std::vector<long long>(n, -1));
+  // out[k - first][x]: the bytes member x sends in the batch's round k, slot by slot.
+  std::vector<std::vector<std::vector<long long>>> out;
+  auto src_of = [&](int g, const Step& s) { return mod(static_cast<long long>(g) + s.distance, n); };
+  auto dst_of = [&](int g, const Step& s) { return mod(static_cast<long long>(g) - s.distance, n); };
+  auto total = [](const std::vector<long long>& v) {
+    long long sum = 0;
+    for (long long b : v) sum += b;
+    return sum;
+  };
+  for (size_t first = 0, last; first < steps.size(); first = last) {
+    last = batch_end(steps, first, ports);
+    out.assign(last - first, std::vector<std::vector<long long>>(n));
+    for (size_t k = first; k < last; ++k)  // the batch's slots are disjoint: held is read before it changes
+      for (int x = 0; x < n; ++x)
+        for (int i : steps[k].slots) out[k - first][x].push_back(held[x][i] >= 0 ? held[x][i] : sb[x][mod(x - i, n)]);
     for (int g = 0; g < n; ++g) {
-      const int src = mod(static_cast<long long>(g) + s.distance, n), dst = mod(static_cast<long long>(g) - s.distance, n);
-      long long sent = 0, arriving = 0;
-      for (long long j = 0; j < k; ++j) {
-        sent += out[g][j];
-        arriving += out[src][j];
-      }
       Trace& t = traces[static_cast<size_t>(g)];
-      t.push_back({TraceOp::irecv, true, -1, grp.world(src), 8 * k, 0});
-      t.push_back({TraceOp::isend, true, grp.world(dst), -1, 8 * k, 0});
+      for (size_t k = first; k < last; ++k) {
+        const long long sizes = 8LL * static_cast<long long>(steps[k].slots.size());
+        t.push_back({TraceOp::irecv, true, -1, grp.world(src_of(g, steps[k])), sizes, 0});
+        t.push_back({TraceOp::isend, true, grp.world(dst_of(g, steps[k])), -1, sizes, 0});
+      }
       t.push_back({TraceOp::waitall});
-      if (arriving > 0) t.push_back({TraceOp::irecv, false, -1, grp.world(src), arriving, 0});
-      if (sent > 0) t.push_back({TraceOp::isend, false, grp.world(dst), -1, sent, 0});
-      if (arriving > 0 || sent > 0) t.push_back({TraceOp::waitall});
+      bool posted = false;
+      for (size_t k = first; k < last; ++k) {
+        if (const long long arriving = total(out[k - first][src_of(g, steps[k])]); arriving > 0)
+          t.push_back({TraceOp::irecv, false, -1, grp.world(src_of(g, steps[k])), arriving, 0}), posted = true;
+        if (const long long sent = total(out[k - first][g]); sent > 0)
+          t.push_back({TraceOp::isend, false, grp.world(dst_of(g, steps[k])), -1, sent, 0}), posted = true;
+      }
+      if (posted) t.push_back({TraceOp::waitall});
     }
-    for (int x = 0; x < n; ++x) {
-      const int from = mod(static_cast<long long>(x) + s.distance, n);
-      for (long long j = 0; j < k; ++j) held[x][s.slots[j]] = out[from][j];
-    }
+    for (size_t k = first; k < last; ++k)
+      for (int x = 0; x < n; ++x) {
+        const auto& from = out[k - first][src_of(x, steps[k])];
+        for (size_t j = 0; j < steps[k].slots.size(); ++j) held[x][steps[k].slots[j]] = from[j];
+      }
   }
 }
 
@@ -132,22 +159,22 @@ std::vector<std::vector<long long>> block_matrix(int P, const BlockBytes& bytes)
 
 }  // namespace
 
-Trace trace_tra(int P, int radix, long long block, int rank) {
+Trace trace_tra(int P, int radix, long long block, int rank, int ports) {
   Trace t;
-  tra_on(t, {P, 0, 1}, radix, block, rank);
+  tra_on(t, {P, 0, 1}, radix, block, rank, ports);
   return t;
 }
 
-Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank) {
+Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank, int ports_intra, int ports_inter) {
   const int N = P / Q, n = rank / Q, q = rank % Q;
   Trace t;
-  tra_on(t, {Q, n * Q, 1}, r1, N * block, q);  // node phase
-  tra_on(t, {N, q, Q}, r2, Q * block, n);      // port phase
+  tra_on(t, {Q, n * Q, 1}, r1, N * block, q, ports_intra);  // node phase
+  tra_on(t, {N, q, Q}, r2, Q * block, n, ports_inter);      // port phase
   return t;
 }
 
 std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool staggered, const BlockBytes& bytes,
-                                   int node) {
+                                   int node, int ports) {
   const int N = P / Q, n = node;
   // Group y of node-mate x: x's blocks for local index y on every node.
   std::vector<std::vector<long long>> sb(Q, std::vector<long long>(Q, 0));
@@ -161,7 +188,7 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
     size_alltoall(traces[q], node_grp, q, 8LL * N);
     allreduce_8(traces[q], Q, Q, n * Q, q);  // on the node communicator: one node
   }
-  if (largest(sb) > 0) two_phase_on(traces, node_grp, tra_steps(Q, phase_radix(radix, Q)), sb);
+  if (largest(sb) > 0) two_phase_on(traces, node_grp, tra_steps(Q, phase_radix(radix, Q)), sb, ports);
   for (int q = 0; q < Q; ++q) {
     const int rank = n * Q + q;
     const Group port{N, q, Q};
@@ -192,11 +219,11 @@ std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool stag
   return traces;
 }
 
-std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes) {
+std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes, int ports) {
   std::vector<Trace> traces(P);
   for (int p = 0; p < P; ++p) allreduce_8(traces[p], P, Q, 0, p);
   const auto sb = block_matrix(P, bytes);
-  if (largest(sb) > 0) two_phase_on(traces, {P, 0, 1}, tra_steps(P, phase_radix(radix, P)), sb);
+  if (largest(sb) > 0) two_phase_on(traces, {P, 0, 1}, tra_steps(P, phase_radix(radix, P)), sb, ports);
   return traces;
 }
 
@@ -207,11 +234,7 @@ std::vector<Trace> trace_padded_bruck(int P, int Q, const BlockBytes& bytes) {
   std::vector<Trace> traces(P);
   for (int p = 0; p < P; ++p) {
     allreduce_8(traces[p], P, Q, 0, p);
-    if (M == 0) continue;
-    // bruck_zero_rotation's orientation: TRA's radix-2 rounds backward, to p - d from p + d.
-    for (const auto& s : tra_shape(P, phase_radix(2, P)))
-      traces[p].push_back({TraceOp::sendrecv, false, mod(static_cast<long long>(p) - s.distance, P),
-                           mod(static_cast<long long>(p) + s.distance, P), s.slots * M, s.slots * M});
+    tra_on(traces[p], {P, 0, 1}, 2, M, p, 1, -1);  // bruck_zero_rotation's orientation
   }
   return traces;
 }

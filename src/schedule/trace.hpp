@@ -2,7 +2,8 @@
 // schedules without running the data path, for the scales online
 // simulation cannot reach (issue 29, docs/simulation.md "Trace replay").
 // A rank's trace is what its blocking call posts on the real run, in
-// order: TRA's (and Bruck's) exchanges as MPI_Sendrecv, TRA2's two TRA
+// order: TRA's (and Bruck's) batches of exchanges (receives, sends, one
+// waitall), TRA2's two TRA
 // phases with super-blocks, hierarchical TuNA's size exchange, TuNA rounds
 // (sizes, then blocks) and scattered inter-node batches, flat TuNA,
 // two-phase and padded Bruck.  Ranks are world
@@ -33,23 +34,25 @@ using Trace = std::vector<TraceOp>;
 // Bytes of the block from src to dst (alltoallv's workload; S for alltoall).
 using BlockBytes = std::function<long long(int src, int dst)>;
 
-// TRA of radix r (2: Bruck) over P ranks, blocks of `block` bytes.
-Trace trace_tra(int P, int radix, long long block, int rank);
+// TRA of radix r (2: Bruck) over P ranks, blocks of `block` bytes, a
+// digit's rounds in batches of `ports` (0: all): each batch's receives,
+// then its sends, then one waitall, as the engine posts them.
+Trace trace_tra(int P, int radix, long long block, int rank, int ports = 0);
 // TRA2 on nodes of Q ranks: TRA(Q, r1) with super-blocks of N blocks, then
 // TRA(N, r2) among the ranks of one local index with super-blocks of Q.
-Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank);
+Trace trace_tra2(int P, int Q, int r1, int r2, long long block, int rank, int ports_intra = 0, int ports_inter = 0);
 // Hierarchical TuNA on nodes of Q ranks: the node's size alltoall, TuNA of
 // radix r on the groups, then the inter-node messages in batches of `batch`
 // (coalesced: one per peer node; staggered: one per block).  The traces of
 // node `node`'s Q ranks at once (TuNA's sizes are followed node-wide).
 std::vector<Trace> trace_tuna_hier(int P, int Q, int radix, int batch, bool staggered, const BlockBytes& bytes,
-                                   int node);
+                                   int node, int ports = 0);
 // Flat TuNA of radix r (2: two-phase Bruck) over P ranks on nodes of Q,
 // every rank's trace: the largest block's allreduce (the selector's
 // two-level algorithm, point to point: SMPI's replay of an allreduce
 // action aborts under its MPICH selector), then per round the sizes and
 // the blocks, as for hierarchical TuNA's node phase.
-std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes);
+std::vector<Trace> trace_tuna(int P, int Q, int radix, const BlockBytes& bytes, int ports = 0);
 // Padded Bruck, every rank's trace: the largest block's allreduce, then
 // Bruck (TRA radix 2, backward as a2a's zero-rotation Bruck) with every
 // block padded to the largest (none where every block is empty).

@@ -109,22 +109,30 @@ Worst worst(const ModelLayout& l, const MachineModel& m, F&& one_rank) {
 CostedSpec costed(std::string spec, const Worst& w) { return {std::move(spec), w.seconds, w.rounds}; }
 
 // TRA (and Bruck, radix 2) over `group` (rank p is group[idx]) with blocks
-// of `bs` bytes: rotation in and out, each round packs and unpacks its slots.
-// `meta` > 0 adds TuNA's metadata message (meta bytes per slot) before each
-// round's data.
+// of `bs` bytes: rotation in and out, each round packs and unpacks its
+// slots (a lone block goes straight from buffer to buffer).  The rounds of
+// a batch (`ports`, schedule::batch_end) are in flight together: one
+// modelled round, its slowest message plus each other's injection
+// overhead.  `meta` > 0 adds TuNA's metadata messages (meta bytes per
+// slot), a batch's before its data.
 void tra_rounds(RankClock& c, const std::vector<schedule::StepShape>& steps, const std::vector<int>& group, int idx,
-                long long bs, long long meta = 0) {
+                long long bs, long long meta = 0, int ports = 1) {
   const int n = static_cast<int>(group.size());
   c.copy(2LL * n * bs);
-  for (const auto& s : steps) {
-    const long long slots = s.slots;
-    const int dst = group[schedule::mod(static_cast<long long>(idx) + s.distance, n)];
+  auto dst = [&](const schedule::StepShape& s) {
+    return group[schedule::mod(static_cast<long long>(idx) + s.distance, n)];
+  };
+  for (size_t first = 0, last; first < steps.size(); first = last) {
+    last = schedule::batch_end(steps, first, ports);
     if (meta) {
-      c.message(dst, slots * meta);
+      for (size_t k = first; k < last; ++k) c.message(dst(steps[k]), steps[k].slots * meta);
       c.end_round();
     }
-    c.message(dst, slots * bs);
-    c.copy(2 * slots * bs);
+    for (size_t k = first; k < last; ++k) {
+      const long long slots = steps[k].slots;
+      c.message(dst(steps[k]), slots * bs);
+      if (slots > 1 || meta) c.copy(2 * slots * bs);
+    }
     c.end_round();
   }
 }
@@ -477,7 +485,8 @@ ShmDirect shm_direct_choice(const MachineCosts& m, int P) {
 }
 
 SweepValues model_values(int P, int Q, int N) {
-  return {radix_values(candidate_radices(P)), radix_values(layer_radices(Q)), radix_values(layer_radices(N))};
+  return {radix_values(candidate_radices(P)), radix_values(layer_radices(Q)), radix_values(layer_radices(N)),
+          kSweptPorts};
 }
 
 ModelCost cost_spread_out(const ModelCall& c, const Params&) { return cost(cost_of(c, spread_out)); }
@@ -504,7 +513,9 @@ ModelCost cost_tra(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
   const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
-  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) { tra_rounds(clock, steps, everyone, p, c.bytes); }));
+  return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
+    tra_rounds(clock, steps, everyone, p, c.bytes, 0, prm.ports);
+  }));
 }
 
 ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
@@ -512,7 +523,7 @@ ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
   const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
-    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock);
+    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, prm.ports);
   }));
 }
 
@@ -534,9 +545,9 @@ ModelCost cost_tra2(const ModelCall& c, const Params& prm) {
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
     if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
-    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes);
+    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes, 0, prm.ports_intra);
     clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
-    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes);
+    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes, 0, prm.ports_inter);
   }));
 }
 
@@ -548,7 +559,7 @@ ModelCost cost_tuna_hier(const ModelCall& c, const Params& prm) {
   return cost(worst(l, c.m, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
     if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
-    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock);
+    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock, prm.ports_intra);
     int posted = 0;
     for (const auto& msg : plan) {
       clock.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * c.bytes);

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <map>
 #include <mutex>
+#include <string_view>
 
 #include "schedule/gpu_plan.hpp"
 #include "schedule/hier.hpp"
@@ -60,6 +61,16 @@ const Params kDefaults{};
 ParamInfo radix_knob(const char* help) {
   return {"radix", KnobKind::radix, "auto", help, [](Params& p, long long v) { p.radix = static_cast<int>(v); }, 0, 0, {}};
 }
+// The k-port form's batch size (Params::ports): knobs added later, so the
+// default (all) is left out of the canonical name.
+ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long)) {
+  return {key, KnobKind::ports, "all", help, set, 0, 0, {}, true, true, radix_key};
+}
+ParamInfo tra_ports_knob() {
+  return ports_knob("ports", "radix", "exchanges of one digit in flight together, 1..r-1 or all (the k-port form)",
+                    [](Params& p, long long v) { p.ports = static_cast<int>(v); });
+}
+
 ParamInfo block_knob(const char* help) {
   return {"block", KnobKind::integer, std::to_string(kDefaults.block), help,
           [](Params& p, long long v) { p.block = static_cast<int>(v); }, 1, 1 << 30, {}};
@@ -130,13 +141,18 @@ const std::vector<AlgorithmInfo>& algorithms() {
       {"bruck-zero-rotation", Collective::alltoall, "Bruck with a rotation index, no rotation phase at all", {},
        bruck_zero_rotation},
       {"tra", Collective::alltoall, "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
-       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, tra, nullptr, nullptr, kNeedsNothing, cost_tra},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()}, tra, nullptr, nullptr,
+       kNeedsNothing, cost_tra},
       {"tra2", Collective::alltoall, "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
        {{"radix-intra", KnobKind::intra_radix, "auto", "2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
         {"radix-inter", KnobKind::inter_radix, "auto", "2..N; auto = N",
          [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); }, 0, 0, {}},
-        intra_knob()},
+        intra_knob(),
+        ports_knob("ports-intra", "radix-intra", "node phase: exchanges of one digit in flight, 1..r1-1 or all",
+                   [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); }),
+        ports_knob("ports-inter", "radix-inter", "node-to-node phase: exchanges of one digit in flight, 1..r2-1 or all",
+                   [](Params& p, long long v) { p.ports_inter = static_cast<int>(v); })},
        tra2, nullptr, "tra", kNeedsEqualNodes, cost_tra2},
       {"factor", Collective::alltoall, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        factor, nullptr, nullptr, kNeedsNothing, cost_factor},
@@ -165,15 +181,17 @@ const std::vector<AlgorithmInfo>& algorithms() {
          [](Params& p, long long v) { p.staggered = v == 1; }, 0, 0, {"coalesced", "staggered"}},
         {"radix", KnobKind::intra_radix, "auto", "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
          [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); }, 0, 0, {}},
-        block_knob("inter-node requests in flight per batch"), intra_knob()},
+        block_knob("inter-node requests in flight per batch"), intra_knob(),
+        ports_knob("ports", "radix", "node phase: TuNA exchanges of one digit in flight, 1..r-1 or all",
+                   [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); })},
        nullptr, tuna_hier, "tuna", kNeedsEqualNodes, cost_tuna_hier, true, true},
       {"factor", Collective::alltoallv, "1-factor: round i pairs u with (i-u) mod P, lower rank sends first", {},
        nullptr, factor, nullptr, kNeedsNothing, cost_factor},
       {"clustered", Collective::alltoallv, "Traff's hierarchical 1-factor algorithm, for nodes of any sizes", {intra_knob()},
        nullptr, clustered, nullptr, kNeedsNodes, cost_clustered},
       {"tuna", Collective::alltoallv, "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
-       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))")}, nullptr, tuna, nullptr, kNeedsNothing, cost_tuna,
-       true, true},
+       {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()}, nullptr, tuna, nullptr,
+       kNeedsNothing, cost_tuna, true, true},
       {"shm", Collective::alltoallv, shm_summary, shm_knobs, nullptr, shm, "spread-out", kNeedsOneNode, cost_shm, false},
       {"cuda-ipc", Collective::alltoallv, ipc_summary, ipc, nullptr, cuda_ipc_host, "spread-out", kNeedsDevice},
   };
@@ -210,6 +228,7 @@ std::vector<std::string> sweep(const AlgorithmInfo& a, const SweepValues& values
     if (p.kind == KnobKind::radix) own = values.radix;
     if (p.kind == KnobKind::intra_radix) own = values.intra;
     if (p.kind == KnobKind::inter_radix) own = values.inter;
+    if (p.kind == KnobKind::ports) own = values.ports;
     if (own.empty()) own = {p.fallback};
     std::vector<std::string> next;
     for (const std::string& so_far : specs)
@@ -289,8 +308,18 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
 
 // `value` of knob `p` as a number in `v` (and as shown in the canonical
 // name); on error, what the knob must be.
-std::string parse_knob(const ParamInfo& p, const std::string& value, int P, long long& v, std::string& shown) {
+// `radix`: the radix a ports knob counts exchanges of, as given (0: auto,
+// the algorithm resolves it); at or above r-1 the knob shows as all (a
+// radix the algorithm lowers, to the node size, only lowers r-1).
+std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int radix, long long& v,
+                       std::string& shown) {
   switch (p.kind) {
+    case KnobKind::ports:
+      if (value == "all") return v = Params::kAllPorts, "";
+      if (!parse_int(value, v) || v < 1) return "an integer >= 1 or all";
+      v = std::min<long long>(v, 1 << 30);
+      if (radix >= 2 && v >= radix - 1) v = Params::kAllPorts, shown = "all";
+      return "";
     case KnobKind::radix:
     case KnobKind::intra_radix:
     case KnobKind::inter_radix:
@@ -350,16 +379,25 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
   out.info = find_algorithm(coll, spec.name);
   out.canonical = spec.name;
   const char* sep = ":";
+  // Radix knobs resolved so far (they precede their ports knobs).
+  std::pair<const char*, int> radices[4] = {};
+  size_t n_radices = 0;
   for (const auto& p : out.info->params) {
     const std::string& value = spec.params[p.key];
     long long v = 0;
     std::string shown = value;
-    if (const std::string why = parse_knob(p, value, P, v, shown); !why.empty()) {
+    int radix = 0;
+    for (size_t k = 0; k < n_radices; ++k)
+      if (p.radix_key && std::string_view(p.radix_key) == radices[k].first) radix = radices[k].second;
+    if (const std::string why = parse_knob(p, value, P, radix, v, shown); !why.empty()) {
       error = std::string("a2a: ").append(p.key).append(" must be ").append(why).append(", got '").append(value) + "'";
       return MPI_ERR_ARG;
     }
     p.set(out.params, v);
-    if (p.quiet_default && value == p.fallback) continue;
+    if ((p.kind == KnobKind::radix || p.kind == KnobKind::intra_radix || p.kind == KnobKind::inter_radix) &&
+        n_radices < std::size(radices))
+      radices[n_radices++] = {p.key, static_cast<int>(v)};
+    if (p.quiet_default && shown == p.fallback) continue;
     out.canonical.append(sep).append(p.key).append("=").append(shown);
     sep = ",";
   }

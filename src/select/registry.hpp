@@ -15,6 +15,7 @@ enum class KnobKind {
   radix,         // "auto" (ceil(sqrt P)) or an integer >= 2, clamped to P; shown as resolved
   intra_radix,   // "auto" (stored 0) or an integer >= 2: a radix among a node's Q ranks, resolved by the algorithm
   inter_radix,   // the same among the N nodes
+  ports,         // "all" (stored Params::kAllPorts) or an integer >= 1: exchanges in flight; at or above r-1 runs as all
   integer,       // an integer in [lo, hi]
   bytes,         // a byte count with an optional K, M or G, in [lo, hi]
   bytes_auto,    // the same, or "auto" (stored -1: the machine's measured value) or "off" (stored LLONG_MAX)
@@ -31,6 +32,7 @@ struct ParamInfo {
   std::vector<std::string> choices;  // choice
   bool quiet_default = false;  // left out of the canonical name at its default (knobs added later)
   bool swept = true;           // choice knobs: sweeps take every choice (else only the default)
+  const char* radix_key = nullptr;  // ports knobs: the radix knob they count exchanges of (r-1 or more: all)
 };
 
 enum class Collective { alltoall, alltoallv };
@@ -79,9 +81,12 @@ bool fits(const AlgorithmInfo& a, const Where& where);
 // The values a sweep gives each kind of radix knob (empty: its default).
 // Choice knobs take every choice; integer and byte knobs their default.
 struct SweepValues {
-  std::vector<std::string> radix, intra, inter;
+  std::vector<std::string> radix, intra, inter, ports;
 };
 std::vector<std::string> radix_values(const std::vector<int>& radices);
+// The ports every sweep takes (the model's, the tests', a2a tune's, the
+// bench's radix sweep): one exchange at a time, and a whole digit at once.
+inline const std::vector<std::string> kSweptPorts = {"1", "all"};
 
 // One row's specs: every combination of its knobs' sweep values, written
 // with the non-default values only ("tra:radix=4", "bruck-basic:dt=1",

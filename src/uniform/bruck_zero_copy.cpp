@@ -79,7 +79,7 @@ Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
     }
     if (rc != MPI_SUCCESS) co_return rc;
     reqs.send_typed(MPI_BOTTOM, stype.t, bytes, dst, c.comm(), c.stats);
-    if (const int rc = co_await wait(reqs)) co_return rc;
+    if (const int rc = co_await wait(reqs, c.stats)) co_return rc;
     c.count_round(s.slots.size());
   }
   co_return MPI_SUCCESS;

@@ -9,7 +9,7 @@
 namespace a2a::detail {
 
 Task<Result> bruck_zero_rotation(const UniformCall& c, const Params&) {
-  co_return co_await run_zero_rotation(c, c.ctx.tra_steps(2), -1);
+  return run_zero_rotation(c, c.ctx.tra_steps(2), -1);  // a plain function: tra.cpp says why
 }
 
 }  // namespace a2a::detail

@@ -30,8 +30,8 @@ Task<Result> run(const Call& c, const Params&) {
       first.recv(c.recv_block(v), c.recv_bytes(v), v, c.comm());
       second.send(c.send_block(v), c.send_bytes(v), v, c.comm(), c.stats);
     }
-    if (const int rc = co_await wait(first)) co_return rc;
-    if (const int rc = co_await wait(second)) co_return rc;
+    if (const int rc = co_await wait(first, c.stats)) co_return rc;
+    if (const int rc = co_await wait(second, c.stats)) co_return rc;
     c.count_round(1);
   }
   co_return MPI_SUCCESS;

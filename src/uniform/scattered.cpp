@@ -31,7 +31,7 @@ Task<Result> run(const Call& c, const Params& prm) {
       reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
       c.count_round(1);
     }
-    if (const int rc = co_await wait(reqs)) co_return rc;
+    if (const int rc = co_await wait(reqs, c.stats)) co_return rc;
   }
   co_return MPI_SUCCESS;
 }

@@ -535,9 +535,13 @@ Task<Result> run(const Call& c, const Params& prm) {
     x.begin(k);
     x.copy_in();
     co_await until([&x] { return x.peers_ready(); }, [&x] { x.spin_ready(); });
+    ++c.stats.waits;
     x.copy_out();
-    if (x.sends_direct) co_await until([&x] { return x.readers_done(); }, [&x] { x.spin_readers(); });
-    if (x.messages_too) x.note(co_await wait(messages));
+    if (x.sends_direct) {
+      co_await until([&x] { return x.readers_done(); }, [&x] { x.spin_readers(); });
+      ++c.stats.waits;
+    }
+    if (x.messages_too) x.note(co_await wait(messages, c.stats));
     if (x.err && !err) err = x.err;
     if (++exchanges == 1) {
       M = varying ? largest_published(*s) : through;  // the same on every rank

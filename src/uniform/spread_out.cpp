@@ -21,7 +21,7 @@ Task<Result> run(const Call& c, const Params&) {
     reqs.send(c.send_block(dst), c.send_bytes(dst), dst, c.comm(), c.stats);
     c.count_round(1);
   }
-  co_return co_await wait(reqs);
+  co_return co_await wait(reqs, c.stats);
 }
 
 }  // namespace

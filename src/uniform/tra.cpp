@@ -12,8 +12,10 @@
 
 namespace a2a::detail {
 
+// A plain function returning the engine's task: a coroutine here would
+// only forward it (a frame, a resumption and a destruction per call).
 Task<Result> tra(const UniformCall& c, const Params& prm) {
-  co_return co_await run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1);
+  return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1, prm.ports);
 }
 
 }  // namespace a2a::detail

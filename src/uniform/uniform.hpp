@@ -52,6 +52,11 @@ struct Params {
   int block = 32;  // scattered batch size (the registry's default: one source)
   bool dt = false; // pack with MPI derived datatypes instead of memcpy
   int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
+  // Exchanges of one digit in flight together (the k-port form, schedule::
+  // batch_end): tra and tuna (ports), tra2's two phases, tuna-hier's node
+  // phase (ports_intra); kAllPorts = all r-1 of a digit.
+  static constexpr int kAllPorts = 0;
+  int ports = kAllPorts, ports_intra = kAllPorts, ports_inter = kAllPorts;
   bool staggered = false;                // tuna-hier variant
   bool intra_shm = false;                // tra2, tuna-hier, clustered: the intra-node phase through shared memory (shm)
   // cuda-ipc: copy path and the hybrid's thresholds (block bytes), staged chunk bytes

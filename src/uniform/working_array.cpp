@@ -72,6 +72,7 @@ Task<int> run_working_array(const UniformCall& c, char* W, MPI_Aint stride, cons
       if (rc != MPI_SUCCESS) co_return rc;
       c.stats.count_message(dst, bytes);
       c.stats.bytes_sent += static_cast<long long>(bytes);
+      ++c.stats.waits;
     } else {
       size_t off = 0;
       for (int i : s.slots) {

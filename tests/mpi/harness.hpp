@@ -142,17 +142,17 @@ inline std::vector<std::string> registry_specs(a2a::detail::Collective coll, int
                                                std::initializer_list<std::string> extra) {
   auto radices = a2a::detail::radix_values(radices_for(P));
   radices.push_back("auto");
-  auto s = a2a::detail::sweep(coll, a2a::detail::kAnyHostLayout, {radices, {}, {}});
+  auto s = a2a::detail::sweep(coll, a2a::detail::kAnyHostLayout, {radices, {}, {}, a2a::detail::kSweptPorts});
   s.insert(s.end(), extra);
   for (const auto& d : shm_direct_specs()) s.push_back(d);
   return s;
 }
 
-// K and D the specs must report, from the closed forms (independent of the
-// implementation's own schedule code paths).
+// K, D and waits the specs must report, from the closed forms (independent
+// of the implementation's own schedule code paths); waits -1: not checked.
 struct Expected {
   std::string canonical;
-  long long rounds, blocks;
+  long long rounds, blocks, waits = -1;
 };
 
 // Layout-dependent algorithms (tra2, tuna-hier, clustered through shared
@@ -164,30 +164,49 @@ inline bool layout_dependent(const std::string& spec) {
 // The nodes of comm's layout (a2a::layout begins with their number).
 inline int nodes_of(MPI_Comm comm) { return std::stoi(a2a::layout(comm)); }
 
+// A knob's value in a spec string ("" where it is not given).
+inline std::string knob_of(const std::string& spec, const std::string& key) {
+  const auto colon = spec.find(':');
+  if (colon == std::string::npos) return "";
+  for (size_t at = colon + 1; at < spec.size();) {
+    const size_t end = std::min(spec.find(',', at), spec.size());
+    const std::string kv = spec.substr(at, end - at);
+    if (kv.rfind(key + "=", 0) == 0) return kv.substr(key.size() + 1);
+    at = end + 1;
+  }
+  return "";
+}
+
 inline Expected expected_stats(const std::string& spec, int P, int nodes = 1) {
   namespace s = a2a::detail::schedule;
   const long long lin = P - 1;
   const bool shm = spec == "shm" || spec.rfind("shm:", 0) == 0;
-  if (shm && nodes > 1) return {"spread-out", lin, lin};  // refused: the registry's fallback
+  if (shm && nodes > 1) return {"spread-out", lin, lin, P > 1};  // refused: the registry's fallback
   if (layout_dependent(spec)) return {spec, -1, -1};
   if (spec.rfind("tra", 0) == 0) {
-    long long r = 2;
-    const auto eq = spec.find('=');
-    if (eq == std::string::npos || spec.substr(eq + 1) == "auto") {
-      r = s::ceil_sqrt(P);
-    } else {
-      r = std::stoll(spec.substr(eq + 1));
-    }
+    const std::string radix = knob_of(spec, "radix"), ports = knob_of(spec, "ports");
+    long long r = radix.empty() || radix == "auto" ? s::ceil_sqrt(P) : std::stoll(radix);
     r = std::max(2LL, std::min<long long>(r, P));
-    return {"tra:radix=" + std::to_string(r), s::tra_rounds_closed(P, r), s::tra_blocks_closed(P, r)};
+    long long b = ports.empty() || ports == "all" ? 0 : std::stoll(ports);
+    if (b >= r - 1) b = 0;  // at or above r-1: all, as named
+    return {"tra:radix=" + std::to_string(r) + (b ? ",ports=" + std::to_string(b) : ""), s::tra_rounds_closed(P, r),
+            s::tra_blocks_closed(P, r), s::tra_waits_closed(P, r, b)};
   }
+  const long long K2 = s::tra_rounds_closed(P, 2);
   if (spec.rfind("bruck", 0) == 0) {
     std::string canon = spec;
     if (spec != "bruck-zero-rotation" && spec.find(':') == std::string::npos) canon += ":dt=0";
-    return {canon, s::tra_rounds_closed(P, 2), s::tra_blocks_closed(P, 2)};
+    return {canon, K2, s::tra_blocks_closed(P, 2), K2};
   }
   if (shm) return {spec, P > 1 ? 1 : 0, lin};  // one flag wait, P-1 blocks copied or read
-  if (spec == "scattered") return {"scattered:block=" + std::to_string(a2a::detail::Params{}.block), lin, lin};
+  if (spec.rfind("scattered", 0) == 0) {
+    const std::string given = knob_of(spec, "block");
+    const long long block = given.empty() ? a2a::detail::Params{}.block : std::stoll(given);
+    return {"scattered:block=" + std::to_string(block), lin, lin, (lin + block - 1) / block};
+  }
+  if (spec == "pairwise") return {spec, lin, lin, lin};
+  if (spec == "factor") return {spec, lin, lin, 2 * lin};
+  if (spec == "linear" || spec == "spread-out") return {spec, lin, lin, P > 1};
   return {spec, lin, lin};
 }
 

@@ -133,6 +133,10 @@ void run_case(MPI_Comm comm, const std::string& spec, const TypePair& tp, const 
     if (M > 0 && P > 1) {
       EXPECT_EQ(st.rounds, want.rounds) << what;
       EXPECT_EQ(st.blocks_sent, want.blocks) << what;
+      if (spec != "padded-bruck") {  // a batch's sizes, then its blocks where any move
+        EXPECT_GE(st.waits, want.waits) << what;
+        EXPECT_LE(st.waits, 2 * want.waits) << what;
+      }
       if (spec == "padded-bruck") {
         EXPECT_EQ(st.bytes_sent, want.blocks * M) << what;
         EXPECT_EQ(st.meta_bytes_sent, 8) << what;
@@ -155,6 +159,25 @@ TEST(Alltoallv, EveryAlgorithmWorkloadAndTypePair) {
     for (const auto& spec : specs_for(P))
       for (const auto& tp : type_pairs()) run_case(MPI_COMM_WORLD, spec, tp, w, false, text);
   }
+}
+
+// TuNA's k-port form (ports=B) at every radix and every B, with the
+// default (all): data, gaps, K, D, metadata and waits (test run_case),
+// zero blocks included, in place too.  Also run alone at P = 6, 10, 11 and
+// 13 (tests/CMakeLists.txt).
+TEST(Alltoallv, TunaEveryRadixAndPorts) {
+  const int P = size_of(MPI_COMM_WORLD);
+  wl::Workload w;
+  std::string err;
+  ASSERT_TRUE(wl::parse("sparse:max=9,zero=0.3", w, err)) << err;
+  for (int r = 2; r <= P + 1; ++r)
+    for (int b = 1; b <= std::max(1, std::min(r, P) - 1) + 1; ++b) {
+      const bool all = b > std::max(1, std::min(r, P) - 1);
+      const std::string spec = "tuna:radix=" + std::to_string(r) + (all ? "" : ",ports=" + std::to_string(b));
+      run_case(MPI_COMM_WORLD, spec, type_pairs()[0], w, false, "sparse");
+      run_case(MPI_COMM_WORLD, spec, type_pairs()[2], w, false, "sparse");
+      run_case(MPI_COMM_WORLD, spec, {type_pairs()[2].recv, 1, type_pairs()[2].recv, 1}, w, true, "sparse");
+    }
 }
 
 TEST(Alltoallv, InPlace) {
@@ -215,7 +238,9 @@ TEST(Alltoallv, SkewedRankAndScratchBound) {
       const auto want = expected_stats("tra" + spec.substr(4), P);
       const auto steps = a2a::detail::schedule::tra_steps(P, std::stoi(want.canonical.substr(10)));
       const long long store = (P - (want.rounds + 1)) * M;  // the tight T alone
-      EXPECT_LE(st.temp_bytes, a2a::detail::two_phase_scratch(steps, P - (want.rounds + 1), M)) << spec;
+      const std::string ports = knob_of(spec, "ports");
+      const int b = ports.empty() || ports == "all" ? 0 : std::stoi(ports);
+      EXPECT_LE(st.temp_bytes, a2a::detail::two_phase_scratch(steps, P - (want.rounds + 1), M, b)) << spec;
       EXPECT_GE(st.temp_bytes, store) << spec;
       if (rank == 0) std::printf("# %s P=%d scratch %lld bytes (P*M would be %lld)\n", st.algorithm, P, st.temp_bytes, P * M);
     }
@@ -329,9 +354,9 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
     }
     {
       d::Scratch::Frame inner(scratch);
-      d::Scratch::Region r[5];
-      EXPECT_FALSE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4]})) << "more regions than are free";
-      EXPECT_TRUE(inner.take({&r[0], &r[1], &r[2], &r[3]}));
+      d::Scratch::Region r[7];
+      EXPECT_FALSE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4], &r[5], &r[6]})) << "more regions than are free";
+      EXPECT_TRUE(inner.take({&r[0], &r[1], &r[2], &r[3], &r[4], &r[5]}));
       EXPECT_NE(r[0], a);
       EXPECT_NE(r[0], b);
     }

@@ -65,7 +65,7 @@ TEST(Errors, UnknownAlgorithm) {
 TEST(Errors, UnknownParameter) {
   Call c;
   expect_everywhere(c.run("tra:radx=3"), MPI_ERR_ARG, "unknown parameter");
-  EXPECT_EQ(a2a::last_error_message(), "a2a: unknown parameter 'radx' for tra; expected radix");
+  EXPECT_EQ(a2a::last_error_message(), "a2a: unknown parameter 'radx' for tra; expected radix, ports");
   expect_still_works();
 }
 

@@ -20,7 +20,8 @@ TEST(Plans, AlltoallStartsSeeCurrentData) {
   const int P = size_and_rank(rank);
   const int n = 4;
   std::vector<int> s(n * P), r(n * P);
-  for (const char* spec : {"spread-out", "tra:radix=3", "bruck-zero-copy:dt=1", "factor", "auto", "native"}) {
+  for (const char* spec : {"spread-out", "tra:radix=3", "tra:radix=4,ports=2", "tra:radix=5,ports=1", "tra2:ports-intra=1",
+                           "bruck-zero-copy:dt=1", "factor", "auto", "native"}) {
     A2A_Plan plan = nullptr;
     ASSERT_EQ(A2A_Alltoall_init(s.data(), n, MPI_INT, r.data(), n, MPI_INT, MPI_COMM_WORLD, spec, &plan), MPI_SUCCESS)
         << spec;
@@ -45,6 +46,7 @@ TEST(Plans, AlltoallStartsSeeCurrentData) {
     EXPECT_STREQ(planned.algorithm, plain.algorithm) << spec;
     EXPECT_EQ(planned.rounds, plain.rounds) << spec;
     EXPECT_EQ(planned.blocks_sent, plain.blocks_sent) << spec;
+    EXPECT_EQ(planned.waits, plain.waits) << spec;
     EXPECT_EQ(A2A_Plan_free(&plan), MPI_SUCCESS);
     EXPECT_EQ(plan, nullptr);
   }
@@ -82,7 +84,8 @@ TEST(Plans, AlltoallvStarts) {
     ro += rc[i];
   }
   std::vector<int> s(so + 1), r(ro + 1);
-  for (const char* spec : {"tuna:radix=2", "two-phase-bruck", "padded-bruck", "clustered", "native"}) {
+  for (const char* spec : {"tuna:radix=2", "tuna:radix=4,ports=1", "tuna:radix=4", "two-phase-bruck", "padded-bruck",
+                           "clustered", "native"}) {
     A2A_Plan plan = nullptr;
     ASSERT_EQ(A2A_Alltoallv_init(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
                                  MPI_COMM_WORLD, spec, &plan),
@@ -122,8 +125,8 @@ TEST(Plans, AlltoallvMetadataOnceAtInit) {
     ro += rc[i];
   }
   std::vector<int> s(so + 1), r(ro + 1);
-  for (const char* spec : {"tuna:radix=2", "tuna:radix=3", "two-phase-bruck", "tuna-hier",
-                           "tuna-hier:variant=staggered"}) {
+  for (const char* spec : {"tuna:radix=2", "tuna:radix=3", "tuna:radix=5,ports=2", "two-phase-bruck", "tuna-hier",
+                           "tuna-hier:variant=staggered", "tuna-hier:ports=1"}) {
     ASSERT_EQ(A2A_Alltoallv(s.data(), sc.data(), sd.data(), MPI_INT, r.data(), rc.data(), rd.data(), MPI_INT,
                             MPI_COMM_WORLD, spec),
               MPI_SUCCESS);

@@ -74,7 +74,7 @@ Case draw(unsigned long long seed, long long k, int P) {
   // a batch size of this draw.
   namespace d = a2a::detail;
   auto specs = d::sweep(c.v ? d::Collective::alltoallv : d::Collective::alltoall, d::kAnyHostLayout,
-                        {{radix}, {}, {}});
+                        {{radix}, {}, {}, a2a::detail::kSweptPorts});
   specs.insert(specs.end(), {"auto", "scattered:block=" + block});
   if (c.v) specs.insert(specs.end(), {"tuna-hier:radix=" + radix, "tuna-hier:variant=staggered,block=" + block});
   c.spec = pick(rng, specs);

@@ -160,9 +160,13 @@ TEST(Topology, Tra2EveryRadixPair) {
   std::vector<std::pair<int, int>> radices = {{0, 0}};  // 0: auto
   for (int r1 = 2; r1 <= Q + 1; ++r1)
     for (int r2 = 2; r2 <= N + 1; ++r2) radices.emplace_back(r1, r2);
-  for (const auto& [r1, r2] : radices) {
-    const std::string spec = r1 ? "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2)
-                                : "tra2";
+  // Ports of the two phases (0: all of a digit's exchanges, the default).
+  const std::vector<std::pair<int, int>> ports = {{0, 0}, {1, 1}, {2, 0}};
+  for (const auto& [r1, r2] : radices)
+    for (const auto& [b1, b2] : ports) {
+    std::string spec = r1 ? "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2) : "tra2";
+    if (b1 || b2) spec += std::string(r1 ? "," : ":") + "ports-intra=" + (b1 ? std::to_string(b1) : "all") +
+                          ",ports-inter=" + (b2 ? std::to_string(b2) : "all");
     for (bool in_place : {false, true})
       for (const Layout* recv_layout : {&int_layout(), &strided_layout()}) {
         const std::string what = spec + (in_place ? " in-place " : " ") + recv_layout->name;
@@ -185,14 +189,17 @@ TEST(Topology, Tra2EveryRadixPair) {
         }
         const long long q1 = std::max(2, std::min(r1 ? r1 : static_cast<int>(a2a::detail::schedule::ceil_sqrt(Q)), Q));
         const long long q2 = std::max(2, std::min(r2 ? r2 : N, N));
-        EXPECT_EQ(std::string(st.algorithm),
-                  "tra2:radix-intra=" + std::to_string(q1) + ",radix-inter=" + std::to_string(q2)) << what;
+        EXPECT_EQ(std::string(st.algorithm), "tra2:radix-intra=" + std::to_string(q1) + ",radix-inter=" +
+                                                  std::to_string(q2) + s::ports_name("ports-intra", b1, q1) +
+                                                  s::ports_name("ports-inter", b2, q2))
+            << what;
         EXPECT_EQ(st.rounds, s::tra_rounds_closed(Q, q1) + s::tra_rounds_closed(N, q2)) << what;
+        EXPECT_EQ(st.waits, s::tra_waits_closed(Q, q1, b1) + s::tra_waits_closed(N, q2, b2)) << what;
         EXPECT_EQ(st.blocks_sent, N * s::tra_blocks_closed(Q, q1) + Q * s::tra_blocks_closed(N, q2)) << what;
         EXPECT_EQ(st.inter_node_messages, s::tra_rounds_closed(N, q2)) << what;
         EXPECT_EQ(st.inter_node_bytes, s::tra_blocks_closed(N, q2) * Q * ints * 4) << what;
       }
-  }
+    }
 }
 
 // Hierarchical TuNA under the layout of the environment: both variants,
@@ -210,9 +217,10 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
     auto count = [zeros](int src, int dst) { return (src * 7 + dst * 3) % 5 + (zeros ? 0 : 1); };
     for (const char* variant : {"coalesced", "staggered"})
       for (int r = 2; r <= Q + 1; ++r)
-        for (int block : {1, 32}) {
+        for (int block : {1, 32})
+          for (int b : {0, 1}) {  // ports of the node phase: all, one
           const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
-                                   ",block=" + std::to_string(block);
+                                   ",block=" + std::to_string(block) + (b ? ",ports=1" : "");
           EXPECT_EQ(varying_on_world(spec, rank, P, count), 0) << spec;
           A2A_Stats st;
           A2A_Last_stats(&st);
@@ -221,8 +229,9 @@ TEST(Topology, TunaHierEveryVariantAndRadix) {
             continue;
           }
           const int used = std::max(2, std::min(r, std::max(Q, 2)));
-          EXPECT_EQ(std::string(st.algorithm), std::string("tuna-hier:variant=") + variant +
-                                                   ",radix=" + std::to_string(used) + ",block=" + std::to_string(block));
+          EXPECT_EQ(std::string(st.algorithm), std::string("tuna-hier:variant=") + variant + ",radix=" +
+                                                   std::to_string(used) + ",block=" + std::to_string(block) +
+                                                   s::ports_name("ports", b, used));
           const long long inter_rounds = std::string(variant) == "coalesced" ? N - 1 : (N - 1) * Q;
           EXPECT_EQ(st.rounds, s::tra_rounds_closed(Q, used) + inter_rounds) << spec;
           if (!zeros) {

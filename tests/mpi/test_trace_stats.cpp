@@ -29,6 +29,17 @@ s::TraceTotals stats_totals() {
   return {st.messages, st.bytes_sent, 0, st.inter_node_messages, st.inter_node_bytes};
 }
 
+long long stats_waits() {
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  return st.waits;
+}
+
+// The trace's waits: a2a's batches (a waitall each).
+long long waitalls(const s::Trace& t) {
+  return std::count_if(t.begin(), t.end(), [](const s::TraceOp& op) { return op.kind == s::TraceOp::waitall; });
+}
+
 s::TraceTotals without_meta(s::TraceTotals t) {
   t.meta_bytes = 0;
   return t;
@@ -65,20 +76,27 @@ TEST(Trace, UniformTracesCountWhatTheCallsSend) {
   const World w;
   const long long S = 24;
   std::vector<char> sb(S * w.P), rb(S * w.P);
-  for (int r = 2; r <= w.P + 1; ++r) {
-    const std::string spec = "tra:radix=" + std::to_string(r);
-    ASSERT_EQ(A2A_Alltoall(sb.data(), S, MPI_BYTE, rb.data(), S, MPI_BYTE, MPI_COMM_WORLD, spec.c_str()), MPI_SUCCESS);
-    EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tra(w.P, r, S, w.rank), w.rank, w.Q))) << spec;
-  }
-  const int N = w.P / w.Q;
-  for (int r1 = 2; r1 <= std::max(2, w.Q); ++r1)
-    for (int r2 = 2; r2 <= std::max(2, N); ++r2) {
-      const std::string spec = "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2);
+  for (int r = 2; r <= w.P + 1; ++r)
+    for (int ports : {0, 1, 2}) {
+      const std::string spec = "tra:radix=" + std::to_string(r) + (ports ? ",ports=" + std::to_string(ports) : "");
       ASSERT_EQ(A2A_Alltoall(sb.data(), S, MPI_BYTE, rb.data(), S, MPI_BYTE, MPI_COMM_WORLD, spec.c_str()),
                 MPI_SUCCESS);
-      const auto want = s::trace_totals(s::trace_tra2(w.P, w.Q, r1, r2, S, w.rank), w.rank, w.Q);
-      EXPECT_EQ(stats_totals(), without_meta(want)) << spec;
+      const auto t = s::trace_tra(w.P, r, S, w.rank, ports);
+      EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t, w.rank, w.Q))) << spec;
+      EXPECT_EQ(stats_waits(), waitalls(t)) << spec;
     }
+  const int N = w.P / w.Q;
+  for (int r1 = 2; r1 <= std::max(2, w.Q); ++r1)
+    for (int r2 = 2; r2 <= std::max(2, N); ++r2)
+      for (int ports : {0, 1}) {
+        const std::string spec = "tra2:radix-intra=" + std::to_string(r1) + ",radix-inter=" + std::to_string(r2) +
+                                 (ports ? ",ports-intra=1,ports-inter=1" : "");
+        ASSERT_EQ(A2A_Alltoall(sb.data(), S, MPI_BYTE, rb.data(), S, MPI_BYTE, MPI_COMM_WORLD, spec.c_str()),
+                  MPI_SUCCESS);
+        const auto t = s::trace_tra2(w.P, w.Q, r1, r2, S, w.rank, ports, ports);
+        EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t, w.rank, w.Q))) << spec;
+        EXPECT_EQ(stats_waits(), waitalls(t)) << spec;
+      }
 }
 
 TEST(Trace, TunaHierTraceCountsWhatTheCallSends) {
@@ -87,11 +105,12 @@ TEST(Trace, TunaHierTraceCountsWhatTheCallSends) {
   ASSERT_TRUE(call.parsed) << call.err;
   for (const char* variant : {"coalesced", "staggered"})
     for (int r : {2, 3})
-      for (int batch : {1, 32}) {
+      for (int batch : {1, 32})
+        for (int ports : {0, 1}) {
         const std::string spec = std::string("tuna-hier:variant=") + variant + ",radix=" + std::to_string(r) +
-                                 ",block=" + std::to_string(batch);
+                                 ",block=" + std::to_string(batch) + (ports ? ",ports=1" : "");
         ASSERT_EQ(call(spec), MPI_SUCCESS);
-        const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', call.bytes, w.rank / w.Q);
+        const auto node = s::trace_tuna_hier(w.P, w.Q, r, batch, variant[0] == 's', call.bytes, w.rank / w.Q, ports);
         EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(node[w.rank % w.Q], w.rank, w.Q))) << spec;
       }
 }
@@ -101,12 +120,14 @@ TEST(Trace, FlatNonUniformTracesCountWhatTheCallsSend) {
   SeededAlltoallv call(w, "power-law:max=40,exponent=1.5,seed=5");
   ASSERT_TRUE(call.parsed) << call.err;
   const auto& bytes = call.bytes;
-  for (int r = 2; r <= w.P + 1; ++r) {
-    const std::string spec = "tuna:radix=" + std::to_string(r);
-    ASSERT_EQ(call(spec), MPI_SUCCESS);
-    const auto t = s::trace_tuna(w.P, w.Q, r, bytes);
-    EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t[w.rank], w.rank, w.Q))) << spec;
-  }
+  for (int r = 2; r <= w.P + 1; ++r)
+    for (int ports : {0, 1, 2}) {
+      const std::string spec = "tuna:radix=" + std::to_string(r) + (ports ? ",ports=" + std::to_string(ports) : "");
+      ASSERT_EQ(call(spec), MPI_SUCCESS);
+      const auto t = s::trace_tuna(w.P, w.Q, r, bytes, ports);
+      EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(t[w.rank], w.rank, w.Q))) << spec;
+      EXPECT_EQ(stats_waits(), waitalls(t[w.rank])) << spec;
+    }
   ASSERT_EQ(call("two-phase-bruck"), MPI_SUCCESS);
   EXPECT_EQ(stats_totals(), without_meta(s::trace_totals(s::trace_tuna(w.P, w.Q, 2, bytes)[w.rank], w.rank, w.Q)));
   ASSERT_EQ(call("padded-bruck"), MPI_SUCCESS);

@@ -54,8 +54,19 @@ TEST(CostModel, HandWorkedRounds) {
   const auto v = model_alltoall(nodes_of({4}), 100, flat(1, 0.001, 0.5, 0.0001));
   EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 1 + 2 * 0.5 + 0.3 + 0.0001 * 100);
   EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=2"), 2 * (1 + 0.2) + 0.0001 * (800 + 800));
-  // radix 4 = P: 3 rounds of one block.
-  EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=4"), 3 * (1 + 0.1) + 0.0001 * (800 + 600));
+  // radix 4 = P, one port: 3 rounds of one block, each straight from
+  // buffer to buffer (no packing).  All ports (the default): the three in
+  // flight at once, one round: the slowest message (alpha), the others'
+  // injection overheads, the bytes' beta added up.
+  EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=4,ports=1"), 3 * (1 + 0.1) + 0.0001 * 800);
+  EXPECT_DOUBLE_EQ(cost_of(v, "tra:radix=4"), 1 + 2 * 0.5 + 0.3 + 0.0001 * 800);
+  EXPECT_EQ(entry(v, "tra:radix=4").rounds, 1);
+  EXPECT_EQ(entry(v, "tra:radix=4,ports=1").rounds, 3);
+  // TuNA at radix 4: a batch's three size messages (8 bytes each) in one
+  // round, then its three blocks in another; every block packed.
+  const auto tv = model_alltoallv(nodes_of({4}), 100, 100, flat(1, 0.001, 0.5, 0.0001));
+  EXPECT_DOUBLE_EQ(cost_of(tv, "tuna:radix=4"), (1 + 2 * 0.5 + 0.024) + (1 + 2 * 0.5 + 0.3) + 0.0001 * (800 + 600));
+  EXPECT_DOUBLE_EQ(cost_of(tv, "tuna:radix=4,ports=1"), 3 * (1 + 0.008) + 3 * (1 + 0.1) + 0.0001 * (800 + 600));
   // factor: 4 rounds, one of them the local copy.
   EXPECT_DOUBLE_EQ(cost_of(v, "factor"), 3 * (1 + 0.1) + 0.0001 * 100);
   EXPECT_TRUE(std::is_sorted(v.begin(), v.end(), [](auto& a, auto& b) { return a.seconds < b.seconds; }));

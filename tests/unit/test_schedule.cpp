@@ -108,8 +108,66 @@ TEST(Tra, ShapeIsTheStepsCounted) {
     for (int r = 2; r <= P + 3; ++r) {
       std::vector<s::StepShape> counted;
       for (const auto& step : s::tra_steps(P, r))
-        counted.push_back({step.distance, static_cast<int>(step.slots.size())});
+        counted.push_back({step.distance, static_cast<int>(step.slots.size()), step.digit});
       ASSERT_EQ(s::tra_shape(P, r), counted) << "P=" << P << " r=" << r;
+    }
+}
+
+// The k-port form: every batch is a run of one digit's steps, at most
+// `ports` long, whose slots are disjoint, so its exchanges may all read
+// the state before the batch and land after it; the batches deliver every
+// block, and there are as many as the closed form says.
+TEST(Tra, BatchesOfOneDigitMoveDisjointSlotsAndDeliver) {
+  for (int P = 1; P <= 40; ++P)
+    for (int r = 2; r <= P + 1; ++r)
+      for (int ports = 0; ports <= std::min(r, P) ; ++ports) {
+        const auto steps = s::tra_steps(P, r);
+        std::vector<std::vector<Block>> slot(P, std::vector<Block>(P));
+        for (int p = 0; p < P; ++p)
+          for (int i = 0; i < P; ++i) slot[p][i] = {p, s::mod(p + i, P)};
+        long long batches = 0;
+        for (size_t first = 0, last; first < steps.size(); first = last) {
+          last = s::batch_end(steps, first, ports);
+          ++batches;
+          ASSERT_TRUE(ports <= 0 || last - first <= static_cast<size_t>(ports));
+          std::vector<int> seen(P, 0);
+          auto next = slot;
+          for (size_t k = first; k < last; ++k) {
+            ASSERT_EQ(steps[k].digit, steps[first].digit);
+            for (int i : steps[k].slots) {
+              ASSERT_EQ(seen[i]++, 0) << "P=" << P << " r=" << r << ": slot " << i << " twice in a batch";
+              for (int p = 0; p < P; ++p) next[s::mod(p + static_cast<long long>(steps[k].distance), P)][i] = slot[p][i];
+            }
+          }
+          slot = std::move(next);
+          if (last < steps.size() && steps[last].digit == steps[first].digit) {
+            ASSERT_EQ(last - first, static_cast<size_t>(ports)) << "a batch cut short";
+          }
+        }
+        for (int p = 0; p < P; ++p)
+          for (int i = 0; i < P; ++i) ASSERT_EQ(slot[p][i], Block(s::mod(p - i, P), p)) << "P=" << P << " r=" << r;
+        ASSERT_EQ(batches, s::tra_waits_closed(P, r, ports)) << "P=" << P << " r=" << r << " ports=" << ports;
+      }
+  // 1-port: a wait per round; all ports: a wait per digit.
+  EXPECT_EQ(s::tra_waits_closed(64, 8, 1), s::tra_rounds_closed(64, 8));
+  EXPECT_EQ(s::tra_waits_closed(64, 8, 0), 2);
+  EXPECT_EQ(s::tra_waits_closed(64, 64, 0), 1);
+  EXPECT_EQ(s::tra_waits_closed(1024, 32, 0), 2);
+  EXPECT_EQ(s::tra_waits_closed(1000, 10, 3), 9);
+  EXPECT_EQ(s::tra_waits_closed(1, 2, 0), 0);
+}
+
+// A step's span r^x tells which of its slots arrived in an earlier step
+// (the zero-rotation engine forwards those from their final place): slot i
+// has, exactly when i % span != 0.
+TEST(Tra, SpanTellsWhichSlotsArrivedBefore) {
+  for (int P = 1; P <= 70; ++P)
+    for (int r = 2; r <= P + 1; ++r) {
+      std::vector<int> seen(P, 0);
+      for (const auto& step : s::tra_steps(P, r)) {
+        ASSERT_EQ(step.span, s::ipow(std::min(r, std::max(P, 2)), step.digit));
+        for (int i : step.slots) ASSERT_EQ(seen[i]++ > 0, i % step.span != 0) << "P=" << P << " r=" << r << " slot " << i;
+      }
     }
 }
 

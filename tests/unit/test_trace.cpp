@@ -80,39 +80,47 @@ bool runs_to_completion(const std::vector<Trace>& traces, std::string& why) {
   return true;
 }
 
+long long waitalls(const Trace& t) {
+  return std::count_if(t.begin(), t.end(), [](const TraceOp& op) { return op.kind == TraceOp::waitall; });
+}
+
 long long sizes(int src, int dst) { return (src * 7 + dst * 13) % 11 == 0 ? 0 : (src * 5 + dst * 3) % 29 + 1; }
 
 }  // namespace
 
-TEST(Trace, TraEveryRadixMatchesTheClosedForms) {
+TEST(Trace, TraEveryRadixAndPortsMatchesTheClosedForms) {
   for (int P = 1; P <= 19; ++P)
-    for (int r = 2; r <= P + 1; ++r) {
-      std::vector<Trace> t;
-      for (int p = 0; p < P; ++p) t.push_back(s::trace_tra(P, r, 16, p));
-      std::string why;
-      ASSERT_TRUE(runs_to_completion(t, why)) << "P=" << P << " r=" << r << ": " << why;
-      for (int p = 0; p < P; ++p) {
-        const auto tot = s::trace_totals(t[p], p, P);
-        EXPECT_EQ(tot.messages, s::tra_rounds_closed(P, r)) << P << " " << r;
-        EXPECT_EQ(tot.bytes, 16 * s::tra_blocks_closed(P, r)) << P << " " << r;
-        EXPECT_EQ(tot.inter_messages, 0);
+    for (int r = 2; r <= P + 1; ++r)
+      for (int ports : {0, 1, 2}) {
+        std::vector<Trace> t;
+        for (int p = 0; p < P; ++p) t.push_back(s::trace_tra(P, r, 16, p, ports));
+        std::string why;
+        ASSERT_TRUE(runs_to_completion(t, why)) << "P=" << P << " r=" << r << " ports=" << ports << ": " << why;
+        for (int p = 0; p < P; ++p) {
+          const auto tot = s::trace_totals(t[p], p, P);
+          EXPECT_EQ(tot.messages, s::tra_rounds_closed(P, r)) << P << " " << r;
+          EXPECT_EQ(tot.bytes, 16 * s::tra_blocks_closed(P, r)) << P << " " << r;
+          EXPECT_EQ(tot.inter_messages, 0);
+          EXPECT_EQ(waitalls(t[p]), s::tra_waits_closed(P, r, ports)) << P << " " << r << " " << ports;
+        }
       }
-    }
 }
 
 TEST(Trace, Tra2IsTwoTraPhasesWithSuperBlocks) {
   for (auto [N, Q] : {std::pair{1, 4}, {2, 3}, {3, 4}, {4, 2}, {2, 8}, {5, 1}})
     for (int r1 = 2; r1 <= std::max(2, Q); ++r1)
-      for (int r2 = 2; r2 <= std::max(2, N); ++r2) {
+      for (int r2 = 2; r2 <= std::max(2, N); ++r2)
+        for (auto [b1, b2] : {std::pair{0, 0}, {1, 1}, {2, 0}}) {
         const int P = N * Q;
         std::vector<Trace> t;
-        for (int p = 0; p < P; ++p) t.push_back(s::trace_tra2(P, Q, r1, r2, 8, p));
+        for (int p = 0; p < P; ++p) t.push_back(s::trace_tra2(P, Q, r1, r2, 8, p, b1, b2));
         std::string why;
         ASSERT_TRUE(runs_to_completion(t, why)) << N << "x" << Q << ": " << why;
         const auto tot = s::trace_totals(t[0], 0, Q);
         EXPECT_EQ(tot.messages, s::tra_rounds_closed(Q, r1) + s::tra_rounds_closed(N, r2));
         EXPECT_EQ(tot.bytes, 8 * (N * s::tra_blocks_closed(Q, r1) + Q * s::tra_blocks_closed(N, r2)));
         EXPECT_EQ(tot.inter_messages, s::tra_rounds_closed(N, r2));
+        EXPECT_EQ(waitalls(t[0]), s::tra_waits_closed(Q, r1, b1) + s::tra_waits_closed(N, r2, b2));
       }
 }
 
@@ -120,11 +128,12 @@ TEST(Trace, TunaHierDeliversEveryNodesBytesAcross) {
   for (auto [N, Q] : {std::pair{1, 5}, {2, 3}, {3, 4}, {4, 2}, {2, 8}, {3, 1}, {2, 9}})
     for (bool staggered : {false, true})
       for (int batch : {1, 2, 32})
-        for (int r : {2, 3}) {
+        for (int r : {2, 3})
+          for (int ports : {0, 1}) {
           const int P = N * Q;
           std::vector<Trace> t(P);
           for (int n = 0; n < N; ++n) {
-            auto node = s::trace_tuna_hier(P, Q, r, batch, staggered, sizes, n);
+            auto node = s::trace_tuna_hier(P, Q, r, batch, staggered, sizes, n, ports);
             for (int q = 0; q < Q; ++q) t[n * Q + q] = node[q];
           }
           std::string why;
@@ -163,8 +172,9 @@ TEST(Trace, FlatTunaForwardsEveryBlockOncePerNonZeroDigit) {
     const auto alone = s::trace_padded_bruck(P, Q, no_bytes);
     long long allreduce = 0;
     for (int p = 0; p < P; ++p) allreduce += s::trace_totals(alone[p], p, Q).meta_bytes;
-    for (int r = 2; r <= P + 1; ++r) {
-      const auto t = s::trace_tuna(P, Q, r, sizes);
+    for (int r = 2; r <= P + 1; ++r)
+      for (int ports : {0, 1, 2}) {
+      const auto t = s::trace_tuna(P, Q, r, sizes, ports);
       std::string why;
       ASSERT_TRUE(runs_to_completion(t, why)) << "P=" << P << " Q=" << Q << " r=" << r << ": " << why;
       long long want = 0, got = 0, sizes_sent = 0, want_sizes = 0;
@@ -243,7 +253,9 @@ TEST(Trace, NativeRowsAndLineFormat) {
                                                std::to_string(sizes(0, 1) + sizes(1, 1) + sizes(2, 1)) + " " +
                                                std::to_string(sizes(0, 1)) + " " + std::to_string(sizes(1, 1)) + " " +
                                                std::to_string(sizes(2, 1)));
-  EXPECT_EQ(s::trace_line(0, s::trace_tra(4, 2, 16, 0)[0], 4, sizes), "0 sendRecv 32 1 32 3 6 6");
+  EXPECT_EQ(s::trace_line(0, s::trace_tra(4, 2, 16, 0)[0], 4, sizes), "0 irecv 3 1 32 6");
+  EXPECT_EQ(s::trace_line(0, s::trace_tra(4, 2, 16, 0)[1], 4, sizes), "0 isend 1 1 32 6");
+  EXPECT_EQ(s::trace_line(0, {TraceOp::sendrecv, false, 1, 3, 32, 32}, 4, sizes), "0 sendRecv 32 1 32 3 6 6");
   EXPECT_EQ(s::trace_line(2, {TraceOp::isend, false, 5, -1, 40, 0}, 8, sizes), "2 isend 5 1 40 6");
   EXPECT_EQ(s::trace_line(2, {TraceOp::irecv, false, -1, 7, 40, 0}, 8, sizes), "2 irecv 7 1 40 6");
   EXPECT_EQ(s::trace_line(2, {TraceOp::recv, true, -1, 1, 8, 0}, 8, sizes), "2 recv 1 1 8 6");
