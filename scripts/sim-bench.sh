@@ -637,8 +637,14 @@ ports_rows() {  # NAME PLATFORM S ROW...: one run per row at size S, the selecto
   done
 }
 
-ports() {  # (issue 57) P = 256, every byte validated, Theta- and Polaris-like: TRA by radix with one
-           # exchange at a time and a digit's at once, TRA2 with ports, against the MPICH selector
+ports() {  # (issue 57) P = 64 (two Polaris-like nodes, the issue's table, SimGrid's default precision:
+           # nothing aborts there), one port against all, then 64 calls back to back (-b 64: the barrier's
+           # skew spread over them); P = 256, every byte validated, Theta- and Polaris-like: TRA by radix
+           # with one exchange at a time and a digit's at once, TRA2 with ports, against the MPICH selector
+  A2A_SIM_NP=64 A2A_SIM_SHARED=0 run ports-p64 polaris-8x32 mpich -m 16:65536 -i 1 -x 1 -c -a tra:radix=2 \
+    -a tra:radix=8,ports=1 -a tra:radix=8 -a tra:radix=64,ports=1 -a tra:radix=64
+  A2A_SIM_NP=64 A2A_SIM_SHARED=0 run ports-p64-b64 polaris-8x32 mpich -m 16:1024 -i 1 -x 1 -b 64 --without-native \
+    -a tra:radix=64,ports=1
   local rows=() r
   for r in 2 4 8 16 32; do rows+=(-a tra:radix=$r,ports=1 -a tra:radix=$r); done
   rows+=(-a tra2:ports-intra=1,ports-inter=1 -a tra2)
@@ -649,10 +655,12 @@ ports() {  # (issue 57) P = 256, every byte validated, Theta- and Polaris-like: 
 }
 
 ports1024() {  # (issue 57) P = 1024 (16 nodes of 64), a run per row: TRA near sqrt(P), TRA2, one port and all
-  local s
+  local s more
   for s in 16 32 1024; do
-    A2A_SIM_SHARED=1 ports_rows ports-p1024 theta-16x64 $s tra:radix=32 tra:radix=32,ports=1 tra:radix=64 \
-      tra:radix=16 tra2 tra2:ports-intra=1,ports-inter=1 tra2:radix-intra=2
+    more=()
+    ((s == 16)) && more=(tra:radix=16 tra:radix=64 tra2:radix-intra=2)
+    A2A_SIM_SHARED=1 ports_rows ports-p1024 theta-16x64 $s tra:radix=32 tra2 tra:radix=32,ports=1 \
+      tra2:ports-intra=1,ports-inter=1 "${more[@]}"
   done
 }
 
@@ -694,11 +702,14 @@ portsreplay() {  # (issue 57) replay against online at P = 256 for tra and tuna 
     -a tuna:radix=16
 }
 
-ports4096() {  # (issue 57) P = 4096 replayed: TRA at sqrt(P) one port and all, TRA2 one port and all
-  local s row plat
+ports4096() {  # (issue 57) P = 4096 replayed: TRA at sqrt(P) one port and all, TRA2 one port and all, against
+               # the selector at 16 B (from 1 KiB it posts every message at once: TRA at radix 2 instead)
+  local s row plat base
   for plat in theta-64x64 polaris-128x32; do
     for s in 16 1024; do
-      for row in tra:radix=64 tra:radix=64,ports=1 tra2 tra2:ports-intra=1,ports-inter=1; do
+      base=native
+      ((s > 256)) && base=tra:radix=2
+      for row in $base tra:radix=64 tra:radix=64,ports=1 tra2 tra2:ports-intra=1,ports-inter=1; do
         A2A_SIM_CFG=$PORTS_CFG replay "ports-r4096-$plat-$s-$(row_name "$row")" $plat alltoall "$row" $s
       done
     done

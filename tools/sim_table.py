@@ -231,6 +231,7 @@ ONLINE = {  # the online runs a replayed row is checked against, by the replays'
     "r1024": ["p1024-a2a-{s}", "p1024-native-mpich-{s}", "p1024-v-hier-coalesced-{s}", "p1024-v-native-mpich-{s}"],
     "r4096": ["p4096-{s}-native-mpich", "p4096-x1-{s}-{row}"],
     "pl256": ["pl256-check"],
+    "portsr-p256": ["portsr-p256-online", "portsr-p256-v-online"],  # issue 57, maxmin/precision:1e-4 both
 }
 
 
@@ -374,6 +375,53 @@ def auto_table(d):
            "auto / fastest"], lines)
 
 
+def row_name(row):
+    """sim-bench.sh's row_name: a row's part of a run's name."""
+    m = re.match(r"tra2:radix-intra=(\d+),radix-inter=(\d+)$", row)
+    return f"tra2-{m.group(1)}-{m.group(2)}" if m else re.sub(r"[:=,]", "-", row)
+
+
+def validated_table(d, name, title):
+    """One validated run's rows by size (sim-bench.sh ports, portsv: P = 256, every byte checked), each against
+    the MPICH selector of the same run; **bold** = fastest of the column."""
+    got = rows(d, name)
+    if not got:
+        return
+    sizes = sorted({int(r["bytes"]) for r in got})
+    base = {s: native_us(d, name, s) for s in sizes}
+    print(title + "\n")
+    lines = []
+    for alg in dict.fromkeys(r["algorithm"] for r in got):
+        cells = []
+        for s in sizes:
+            r = next((r for r in got if r["algorithm"] == alg and int(r["bytes"]) == s), None)
+            us = float(r["median_us"]) if r else None
+            fastest = min(float(x["median_us"]) for x in got if int(x["bytes"]) == s)
+            text = cell(us, base[s] if alg != "native" else None)
+            cells.append(f"**{text}**" if us == fastest else text)
+        lines.append(["native: SMPI mpich selector" if alg == "native" else alg] + cells)
+    table(["algorithm"] + [f"{s} B" for s in sizes], lines)
+
+
+def ports_rows_table(d, prefix, sizes, algs, title):
+    """A run per (size, row), PREFIX-S-ROW, against PREFIX-S-native: simulated us (ratio to the selector),
+    a row that did not run "-"; the wall time of the row's simulation."""
+    print(title + "\n")
+    lines = []
+    for alg in ["native"] + algs:
+        cells = []
+        for s in sizes:
+            name = f"{prefix}-{s}-{row_name(alg)}"
+            got = rows(d, name)
+            us = float(got[0]["median_us"]) if got else None
+            base = native_us(d, f"{prefix}-{s}-native", s)
+            wall = wall_rss(d, name)
+            text = cell(us, base if alg != "native" else None)
+            cells.append(text + (f", {wall[0]:.0f} s" if wall and us is not None else ""))
+        lines.append(["native: SMPI mpich selector" if alg == "native" else alg] + cells)
+    table(["row"] + [f"S = {s} B" for s in sizes], lines)
+
+
 def main(d):
     radix_table(d)
     versus_selectors(d, "(b) alltoall at P = 1024: simulated us per call, in brackets the ratio to the MPICH "
@@ -422,6 +470,29 @@ def main(d):
                                      "MPICH selector (16 B) or to TRA at radix 2 (512 B), then the replay's wall "
                                      "time; **bold** = fastest; sqrt(P) = 128.")
 
+    k_port = ("(simulated us per call, in brackets the ratio to the MPICH selector; `maxmin/precision:1e-4`, "
+              "docs/simulation.md \"The k-port form\")")
+    for letter, plat in (("p", "theta-4x64"), ("q", "polaris-8x32")):
+        validated_table(d, f"ports-p256-{plat}", f"({letter}) The k-port form at P = 256 on {plat} (`sim-bench.sh "
+                        f"ports`, every byte validated) {k_port}; **bold** = fastest of the column.")
+    ports_rows_table(d, "ports-p1024", (16, 32, 1024), ["tra:radix=16", "tra:radix=32", "tra:radix=32,ports=1",
+                     "tra:radix=64", "tra2", "tra2:ports-intra=1,ports-inter=1", "tra2:radix-intra=2"],
+                     f"(r) The k-port form at P = 1024 (theta-16x64, `sim-bench.sh ports1024`, a run per row) "
+                     f"{k_port}, then the simulation's wall time; tra2's default radices are 8 inside a node "
+                     "and 16 among the nodes.")
+    for letter, w in (("s", "uniform"), ("t", "power-law")):
+        validated_table(d, f"portsv-p256-{w}", f"({letter}) alltoallv, the k-port form at P = 256 (theta-4x64, "
+                        f"{w} blocks of at most S, `sim-bench.sh portsv`, every byte validated) {k_port}; "
+                        "**bold** = fastest of the column.")
+    ports_rows_table(d, "portsv-p1024", (16, 1024), ["tuna:radix=32", "tuna:radix=32,ports=1", "tuna-hier",
+                     "tuna-hier:ports=1"],
+                     f"(u) alltoallv, the k-port form at P = 1024 (theta-16x64, blocks uniform in 0..S, "
+                     f"`sim-bench.sh portsv`, a run per row) {k_port}, then the simulation's wall time.")
+    for letter, plat in (("v", "theta-64x64"), ("w", "polaris-128x32")):
+        sweep_table(d, f"ports-r4096-{plat}", f"({letter}) The k-port form at P = 4096 replayed ({plat}, "
+                    "`sim-bench.sh ports4096`, `maxmin/precision:1e-4`): simulated us per call, in brackets the "
+                    "ratio to the replayed MPICH selector (16 B) or to TRA at radix 2 (1 KiB, where the selector "
+                    "posts every message at once), then the replay's wall time; **bold** = fastest.")
 
 def update(doc, d):
     out = io.StringIO()

@@ -13,6 +13,7 @@
 
 #include "schedule/schedule.hpp"
 #include "schedule/trace.hpp"
+#include "select/registry.hpp"
 #include "select/spec.hpp"
 #include "workload/workload.hpp"
 
@@ -29,21 +30,20 @@ int knob(const a2a::Spec& spec, const char* key, int fallback) {
   return *end == '\0' && v > 0 && v <= 1 << 30 ? static_cast<int>(v) : 0;
 }
 
-// The knobs each writer reads; any other key would be silently ignored, so it is refused.  intra=shm
-// is among them: under SMPI a2a has no shared window and runs that phase point to point
-// (uniform/shm.cpp), which is what the spec without it writes.
-bool known_keys(const a2a::Spec& spec, std::string& bad) {
-  using Keys = std::vector<std::string>;
-  const Keys keys = spec.name == "tra"         ? Keys{"radix", "ports"}
-                    : spec.name == "tra2"      ? Keys{"radix-intra", "radix-inter", "ports-intra", "ports-inter"}
-                    : spec.name == "tuna-hier" ? Keys{"variant", "radix", "block", "ports"}
-                    : spec.name == "tuna"      ? Keys{"radix", "ports"}
-                                               : Keys{};
-  for (const auto& [key, value] : spec.params)
-    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+// The knobs each writer reads: its algorithm's in the registry, but intra; any other key would be
+// silently ignored, so it is refused.  intra=shm is refused too: under SMPI a2a has no shared window
+// and runs that phase point to point (uniform/shm.cpp), which is what the spec without it writes.
+bool known_keys(const a2a::Spec& spec, bool v, std::string& bad) {
+  namespace d = a2a::detail;
+  const d::AlgorithmInfo* info = d::find_algorithm(v ? d::Collective::alltoallv : d::Collective::alltoall, spec.name);
+  for (const auto& [key, value] : spec.params) {
+    const bool read = info && key != "intra" && std::any_of(info->params.begin(), info->params.end(),
+                                                            [&key](const d::ParamInfo& p) { return key == p.key; });
+    if (!read) {
       bad = key + "=" + value;
       return false;
     }
+  }
   return true;
 }
 
@@ -86,13 +86,13 @@ int run_trace(const std::vector<std::string>& args) {
     std::fprintf(stderr, "a2a trace: %s\n", err.empty() ? "P must be a multiple of the node size" : err.c_str());
     return 2;
   }
-  if (std::string bad; !known_keys(spec, bad)) {
+  const bool v = collective == "alltoallv";
+  if (std::string bad; !known_keys(spec, v, bad)) {
     std::fprintf(stderr, "a2a trace: %s: no such knob in the %s trace writer%s\n", bad.c_str(), spec.name.c_str(),
                  bad.rfind("intra=", 0) == 0 ? " (under SMPI a2a runs the intra-node phase point to point: leave it out)"
                                              : "");
     return 2;
   }
-  const bool v = collective == "alltoallv";
   const auto sized = a2a::workload::with_size(w, bytes);
   const s::BlockBytes block = [&](int src, int dst) {
     return v ? a2a::workload::count(sized, src, dst, P) : bytes;

@@ -10,7 +10,9 @@
 // blocks, of which Q*D_TRA(N, r2) go to other nodes.  For P = 8, Q = 4,
 // r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
 // Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
-// paper's best: one round per peer node), intra=shm (the intra-node phase
+// paper's best: one round per peer node), ports-intra and ports-inter (each
+// phase's k-port form, default all: TRA's, uniform/tra.cpp; docs/simulation.md
+// "The k-port form", tables (p)-(r)), intra=shm (the intra-node phase
 // through the node's shared memory, src/uniform/shm.cpp: one flag wait
 // instead of K_TRA(Q, r1) rounds; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TRA runs.  Scratch 2*P*n

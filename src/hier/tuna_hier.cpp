@@ -16,7 +16,8 @@
 // (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
-// radix (auto = ceil(sqrt(Q))), block (Params::block), intra=shm (the
+// radix (auto = ceil(sqrt(Q))), block (Params::block), ports (the node
+// phase's k-port form, default all, as TuNA's), intra=shm (the
 // groups exchanged through the node's shared memory, src/uniform/shm.cpp,
 // instead of TuNA; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TuNA runs.

@@ -8,8 +8,11 @@
 // the own block never do), mapped by t = o - 1 - dx*(r-1) - dz.
 // Scratch at most (P-K-1)*M + 2*W*M + 16*W bytes (W = the widest round;
 // the middle term is really the largest round's bytes in and out), one
-// allreduce for M.  Knob: radix (2..P, auto = ceil(sqrt(P)), above P runs as
-// P, where no store is needed at all).
+// allreduce for M.  Knobs: radix (2..P, auto = ceil(sqrt(P)), above P runs
+// as P, where no store is needed at all) and ports, the k-port form as
+// TRA's (uniform/tra.cpp): a batch's sizes in flight together, then its
+// blocks, two waits a batch; default all, TRA's reasons (docs/simulation.md
+// "The k-port form", tables (s)-(u)).
 #include <algorithm>
 
 #include "nonuniform/two_phase.hpp"

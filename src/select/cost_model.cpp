@@ -392,7 +392,10 @@ const std::vector<Resolved>& swept(Collective coll, const ModelLayout& l) {
     for (const std::string& spec : sweep(a, values)) {
       Resolved r;
       std::string error;
-      if (resolve(coll, spec, P, 0, r, error) == MPI_SUCCESS) specs.push_back(std::move(r));
+      // once per row as it runs: ports at or above r-1 name the spec without them
+      const auto same = [&r](const Resolved& x) { return x.canonical == r.canonical; };
+      if (resolve(coll, spec, P, 0, r, error) == MPI_SUCCESS && std::none_of(specs.begin(), specs.end(), same))
+        specs.push_back(std::move(r));
     }
   }
   return shapes.emplace(key, std::move(specs)).first->second;

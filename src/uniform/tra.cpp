@@ -5,9 +5,18 @@
 // rank p + z*r^x.  Rounds K = w(r-1) - floor((r^w - P)/r^(w-1)) (prop. 3),
 // blocks D from proposition 4; cost K*alpha + D*n*beta.  r = 2 is binary
 // Bruck, r = P the linear extreme (K = D = P-1).
-// Knob: radix (default auto = ceil(sqrt(P)), the paper's optimum); a radix
-// above P runs as P.  Runs on the zero-rotation engine: no initial or final
-// rotation; scratch 2 * max_round_blocks * n bytes.
+// Knobs: radix (default auto = ceil(sqrt(P)), the paper's optimum; a
+// radix above P runs as P) and ports, the k-port form (Jocksch et al.;
+// the authors' own general code, MPICH's k_brucks): a digit's rounds move
+// disjoint blocks, so B of them fly together and are waited for once,
+// sum over digits of ceil(rounds/B) waits W; K and D do not change, the
+// cost becomes W*alpha + (K-W)*o + D*n*beta (o: a message's injection
+// overhead, what the cost model charges).  B = 1 is
+// the paper's one round at a time.  Default all (B = r-1): the faster of
+// the two wherever latency counts and within 1.01 of B = 1 where
+// bandwidth does (SimGrid, docs/simulation.md "The k-port form", tables
+// (p)-(w)).  Runs on the zero-rotation engine: no initial or final rotation;
+// scratch twice the largest batch's blocks, and its requests.
 #include "uniform/store_forward.hpp"
 
 namespace a2a::detail {
