@@ -654,18 +654,27 @@ ports() {  # (issue 57) P = 64 (two Polaris-like nodes, the issue's table, SimGr
   done
 }
 
-ports1024() {  # (issue 57) P = 1024 (16 nodes of 64), a run per row: TRA near sqrt(P), TRA2, one port and all
-  local s more
+ports1024() {  # (issue 57) P = 1024 (16 nodes of 64), replayed (portsreplay checks replay against online):
+               # TRA's radices around sqrt(P) and TRA2's inter-node radix, one port and all, against the selector
+  local s row rows
   for s in 16 32 1024; do
-    more=()
-    ((s == 16)) && more=(tra:radix=16 tra:radix=64 tra2:radix-intra=2)
-    A2A_SIM_SHARED=1 ports_rows ports-p1024 theta-16x64 $s tra:radix=32 tra2 tra:radix=32,ports=1 \
-      tra2:ports-intra=1,ports-inter=1 "${more[@]}"
+    rows=(native)
+    for row in tra:radix=8 tra:radix=16 tra:radix=32 tra:radix=64 tra2 tra2:radix-intra=2 \
+        tra2:radix-intra=8,radix-inter=8; do
+      if [[ $row == tra2* ]]; then
+        rows+=("$row" "$row$([[ $row == *:* ]] && echo , || echo :)ports-intra=1,ports-inter=1")
+      else
+        rows+=("$row" "$row,ports=1")
+      fi
+    done
+    for row in "${rows[@]}"; do
+      A2A_SIM_CFG=$PORTS_CFG replay "ports-r1024-$s-$(row_name "$row")" theta-16x64 alltoall "$row" $s
+    done
   done
 }
 
 portsv() {  # (issue 57) alltoallv: TuNA and hierarchical TuNA with ports, uniform and power-law blocks,
-            # P = 256 validated, P = 1024 a run per row
+            # P = 256 validated, P = 1024 replayed
   local v=(--collective alltoallv) w rows=() r
   for r in 4 16; do rows+=(-a tuna:radix=$r,ports=1 -a tuna:radix=$r); done
   rows+=(-a tuna-hier:ports=1 -a tuna-hier)
@@ -675,11 +684,8 @@ portsv() {  # (issue 57) alltoallv: TuNA and hierarchical TuNA with ports, unifo
   done
   local s row
   for s in 16 1024; do
-    A2A_SIM_CFG=$PORTS_CFG A2A_SIM_SHARED=1 run "portsv-p1024-$s-native" theta-16x64 mpich "${v[@]}" --workload uniform \
-      -m $s:$s -i 1 -x 0 -a native
-    for row in tuna:radix=32 tuna:radix=32,ports=1 tuna-hier tuna-hier:ports=1; do
-      A2A_SIM_CFG=$PORTS_CFG A2A_SIM_SHARED=1 run "portsv-p1024-$s-$(row_name "$row")" theta-16x64 mpich "${v[@]}" \
-        --workload uniform -m $s:$s -i 1 -x 1 --without-native -a "$row"
+    for row in native tuna:radix=32 tuna:radix=32,ports=1 tuna-hier tuna-hier:ports=1; do
+      A2A_SIM_CFG=$PORTS_CFG replay "portsv-r1024-$s-$(row_name "$row")" theta-16x64 alltoallv "$row" $s
     done
   done
 }

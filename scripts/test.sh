@@ -4,7 +4,7 @@
 # under AddressSanitizer + UndefinedBehaviorSanitizer, every libFuzzer
 # target on the same 300,000 inputs each run (scripts/fuzz.sh --runs), the
 # SimGrid SMPI build (CMake preset smpi) and its simulated tests (ctest label
-# sim), then the build against MPICH (preset mpich) and 268 of its 293
+# sim), then the build against MPICH (preset mpich) and 269 of its 302
 # tests (test preset mpich: all but the 25 that crawl there, see README).
 set -euo pipefail
 cd "$(dirname "$0")/.."

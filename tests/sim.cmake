@@ -10,16 +10,25 @@ execute_process(COMMAND ${Python3_EXECUTABLE} ${PROJECT_SOURCE_DIR}/sim/platform
   --per-node 16 -o ${sim_dir}/local-4x16 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 set(smpirun ${A2A_SMPIRUN} -platform ${sim_dir}/local-4x16.xml -hostfile ${sim_dir}/local-4x16.hosts
   --cfg=smpi/simulate-computation:no --cfg=smpi/coll-selector:mpich --log=root.thres:critical)
-set(sim_alltoall -a tra:radix=2 -a tra:radix=8 -a tra:radix=64 -a bruck-zero-rotation -a bruck-basic:dt=1
-  -a spread-out -a tra2 -a clustered -a auto)
-set(sim_alltoallv -a tuna:radix=2 -a tuna:radix=8 -a two-phase-bruck -a padded-bruck -a spread-out
-  -a tuna-hier -a clustered -a auto)
+set(sim_alltoall -a tra:radix=2 -a tra:radix=8 -a tra:radix=8,ports=1 -a tra:radix=8,ports=3 -a tra:radix=64
+  -a bruck-zero-rotation -a bruck-basic:dt=1 -a spread-out -a tra2 -a tra2:ports-intra=1,ports-inter=2 -a clustered
+  -a auto)
+set(sim_alltoallv -a tuna:radix=2 -a tuna:radix=8 -a tuna:radix=8,ports=1 -a tuna:radix=8,ports=3 -a two-phase-bruck
+  -a padded-bruck -a spread-out -a tuna-hier -a tuna-hier:ports=1 -a clustered -a auto)
 add_test(NAME sim.bench.alltoall.np64 COMMAND ${smpirun} -np 64 $<TARGET_FILE:a2a_cli> bench -m 16:256 -i 2 -x 0 -c
   ${sim_alltoall} --csv ${sim_dir}/alltoall.csv)
 add_test(NAME sim.bench.alltoallv.np64 COMMAND ${smpirun} -np 64 $<TARGET_FILE:a2a_cli> bench --collective alltoallv
   --workload power-law -m 16:256 -i 2 -x 0 -c ${sim_alltoallv} --csv ${sim_dir}/alltoallv.csv)
-set_tests_properties(sim.bench.alltoall.np64 sim.bench.alltoallv.np64 PROPERTIES LABELS sim TIMEOUT 600
-  PASS_REGULAR_EXPRESSION "# wrong: 0 OK" FAIL_REGULAR_EXPRESSION "failed|FAILED")
+# The k-port form at P = 27 (a prime power, so TRA's last digit is full at
+# radix 3 and short at radix 5): every B of a few radices.
+add_test(NAME sim.bench.ports.np27 COMMAND ${smpirun} -np 27 $<TARGET_FILE:a2a_cli> bench -m 16:256 -i 1 -x 0 -c
+  -a tra:radix=3,ports=1 -a tra:radix=3 -a tra:radix=5,ports=1 -a tra:radix=5,ports=2 -a tra:radix=5,ports=3
+  -a tra:radix=5 -a tra:radix=27,ports=7 -a tra:radix=27 --csv ${sim_dir}/ports27.csv)
+add_test(NAME sim.bench.ports_v.np27 COMMAND ${smpirun} -np 27 $<TARGET_FILE:a2a_cli> bench --collective alltoallv
+  --workload power-law -m 16:256 -i 1 -x 0 -c -a tuna:radix=3,ports=1 -a tuna:radix=5,ports=2 -a tuna:radix=5
+  -a tuna:radix=27,ports=7 --csv ${sim_dir}/ports27v.csv)
+set_tests_properties(sim.bench.alltoall.np64 sim.bench.alltoallv.np64 sim.bench.ports.np27 sim.bench.ports_v.np27
+  PROPERTIES LABELS sim TIMEOUT 600 PASS_REGULAR_EXPRESSION "# wrong: 0 OK" FAIL_REGULAR_EXPRESSION "failed|FAILED")
 
 # A2A_SIM_SHARED=1 (every rank's buffers the same pages, for the scale
 # runs) must not change simulated time: the same rows with private and

@@ -5,8 +5,9 @@ usage: sim_table.py [RESULTS_DIR] [--update DOC]   (default results/sim)
 
 Prints markdown: (a) TRA time vs radix at P = 1024, (b) a2a's alltoall rows
 against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
-(d) wall time and memory of every simulation, plus the validated P = 256
-table.  Cells are simulated microseconds per call, in brackets the ratio to
+(d) wall time and memory of every simulation, the validated P = 256
+table, and the later tables (e)-(w) of each issue's phases (the k-port
+form: (p)-(w)).  Cells are simulated microseconds per call, in brackets the ratio to
 the named baseline.  Runs that are missing or failed show as "-".  With
 --update DOC the tables replace what stands between DOC's "<!-- sim_table
 begin -->" and "<!-- sim_table end -->" lines."""
@@ -232,6 +233,7 @@ ONLINE = {  # the online runs a replayed row is checked against, by the replays'
     "r4096": ["p4096-{s}-native-mpich", "p4096-x1-{s}-{row}"],
     "pl256": ["pl256-check"],
     "portsr-p256": ["portsr-p256-online", "portsr-p256-v-online"],  # issue 57, maxmin/precision:1e-4 both
+    "ports-r1024": ["ports-p1024-{s}-native"],
 }
 
 
@@ -475,19 +477,21 @@ def main(d):
     for letter, plat in (("p", "theta-4x64"), ("q", "polaris-8x32")):
         validated_table(d, f"ports-p256-{plat}", f"({letter}) The k-port form at P = 256 on {plat} (`sim-bench.sh "
                         f"ports`, every byte validated) {k_port}; **bold** = fastest of the column.")
-    ports_rows_table(d, "ports-p1024", (16, 32, 1024), ["tra:radix=16", "tra:radix=32", "tra:radix=32,ports=1",
-                     "tra:radix=64", "tra2", "tra2:ports-intra=1,ports-inter=1", "tra2:radix-intra=2"],
-                     f"(r) The k-port form at P = 1024 (theta-16x64, `sim-bench.sh ports1024`, a run per row) "
-                     f"{k_port}, then the simulation's wall time; tra2's default radices are 8 inside a node "
+    tra_rows = [f"tra:radix={r}{b}" for r in (8, 16, 32, 64) for b in ("", ",ports=1")]
+    tra2_rows = [f"{t}{b}" for t in ("tra2", "tra2:radix-intra=2", "tra2:radix-intra=8,radix-inter=8")
+                 for b in ("", ",ports-intra=1,ports-inter=1")]
+    ports_rows_table(d, "ports-r1024", (16, 32, 1024), tra_rows + [r.replace("tra2,", "tra2:") for r in tra2_rows],
+                     f"(r) The k-port form at P = 1024 (theta-16x64, `sim-bench.sh ports1024`, replayed) "
+                     f"{k_port}, then the replay's wall time; tra2's default radices are 8 inside a node "
                      "and 16 among the nodes.")
     for letter, w in (("s", "uniform"), ("t", "power-law")):
         validated_table(d, f"portsv-p256-{w}", f"({letter}) alltoallv, the k-port form at P = 256 (theta-4x64, "
                         f"{w} blocks of at most S, `sim-bench.sh portsv`, every byte validated) {k_port}; "
                         "**bold** = fastest of the column.")
-    ports_rows_table(d, "portsv-p1024", (16, 1024), ["tuna:radix=32", "tuna:radix=32,ports=1", "tuna-hier",
+    ports_rows_table(d, "portsv-r1024", (16, 1024), ["tuna:radix=32", "tuna:radix=32,ports=1", "tuna-hier",
                      "tuna-hier:ports=1"],
                      f"(u) alltoallv, the k-port form at P = 1024 (theta-16x64, blocks uniform in 0..S, "
-                     f"`sim-bench.sh portsv`, a run per row) {k_port}, then the simulation's wall time.")
+                     f"`sim-bench.sh portsv`, replayed) {k_port}, then the replay's wall time.")
     for letter, plat in (("v", "theta-64x64"), ("w", "polaris-128x32")):
         sweep_table(d, f"ports-r4096-{plat}", f"({letter}) The k-port form at P = 4096 replayed ({plat}, "
                     "`sim-bench.sh ports4096`, `maxmin/precision:1e-4`): simulated us per call, in brackets the "
