@@ -26,8 +26,8 @@
 # at P=4096 with 4 messages in flight), powerlaw (alltoallv with power-law
 # blocks at P=1024, replayed, checked online at P=256), p16384sizes (TRA's
 # sweep at P=16384, 2 and 8 KiB), p16384s128 (the same at 128 B); issue 57, the k-port
-# form: ports (P=256, validated), ports1024, portsv (alltoallv), portsreplay
-# (replay against online, P=256) and ports4096 (replayed).  Simulated
+# form: ports (P=64 and 256, validated), ports1024 (replayed), portsv
+# (alltoallv) and portsreplay (replay against online, P=256).  Simulated
 # time is deterministic, so one timed call per size is enough and the runs
 # may share the machine with anything; each phase may run in its own shell
 # at the same time (one core each).  At
@@ -708,24 +708,10 @@ portsreplay() {  # (issue 57) replay against online at P = 256 for tra and tuna 
     -a tuna:radix=16
 }
 
-ports4096() {  # (issue 57) P = 4096 replayed: TRA at sqrt(P) one port and all, TRA2 one port and all, against
-               # the selector at 16 B (from 1 KiB it posts every message at once: TRA at radix 2 instead)
-  local s row plat base
-  for plat in theta-64x64 polaris-128x32; do
-    for s in 16 1024; do
-      base=native
-      ((s > 256)) && base=tra:radix=2
-      for row in $base tra:radix=64 tra:radix=64,ports=1 tra2 tra2:ports-intra=1,ports-inter=1; do
-        A2A_SIM_CFG=$PORTS_CFG replay "ports-r4096-$plat-$s-$(row_name "$row")" $plat alltoall "$row" $s
-      done
-    done
-  done
-}
-
 # Every phase, in the order a bare run takes them.
 all_phases=(p256 radix alltoall alltoallv hier auto p4096 plans nb overlap config polaris replaycheck p4096r p4096x1
             p4096sweep p16384 p4096sizes p4096tra2 polaris4096 autopick p4096hier powerlaw p16384sizes polaris16384
-            autopickv p16384s128 ports ports1024 portsv portsreplay ports4096)
+            autopickv p16384s128 ports ports1024 portsv portsreplay)
 phases=("$@")
 ((${#phases[@]})) || phases=("${all_phases[@]}")
 for phase in "${phases[@]}"; do

@@ -6,8 +6,8 @@ usage: sim_table.py [RESULTS_DIR] [--update DOC]   (default results/sim)
 Prints markdown: (a) TRA time vs radix at P = 1024, (b) a2a's alltoall rows
 against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
 (d) wall time and memory of every simulation, the validated P = 256
-table, and the later tables (e)-(w) of each issue's phases (the k-port
-form: (p)-(w)).  Cells are simulated microseconds per call, in brackets the ratio to
+table, and the later tables (e)-(u) of each issue's phases (the k-port
+form: (p)-(u)).  Cells are simulated microseconds per call, in brackets the ratio to
 the named baseline.  Runs that are missing or failed show as "-".  With
 --update DOC the tables replace what stands between DOC's "<!-- sim_table
 begin -->" and "<!-- sim_table end -->" lines."""
@@ -492,11 +492,7 @@ def main(d):
                      "tuna-hier:ports=1"],
                      f"(u) alltoallv, the k-port form at P = 1024 (theta-16x64, blocks uniform in 0..S, "
                      f"`sim-bench.sh portsv`, replayed) {k_port}, then the replay's wall time.")
-    for letter, plat in (("v", "theta-64x64"), ("w", "polaris-128x32")):
-        sweep_table(d, f"ports-r4096-{plat}", f"({letter}) The k-port form at P = 4096 replayed ({plat}, "
-                    "`sim-bench.sh ports4096`, `maxmin/precision:1e-4`): simulated us per call, in brackets the "
-                    "ratio to the replayed MPICH selector (16 B) or to TRA at radix 2 (1 KiB, where the selector "
-                    "posts every message at once), then the replay's wall time; **bold** = fastest.")
+
 
 def update(doc, d):
     out = io.StringIO()

@@ -15,7 +15,7 @@
 // the paper's one round at a time.  Default all (B = r-1): the faster of
 // the two wherever latency counts and within 1.01 of B = 1 where
 // bandwidth does (SimGrid, docs/simulation.md "The k-port form", tables
-// (p)-(w)).  Runs on the zero-rotation engine: no initial or final rotation;
+// (p)-(r)).  Runs on the zero-rotation engine: no initial or final rotation;
 // scratch twice the largest batch's blocks, and its requests.
 #include "uniform/store_forward.hpp"
 
