@@ -6,19 +6,9 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-namespace {
-// A batch's requests: two per round of the first batch (the lowest digit
-// has the most rounds); none where every batch is one round (a small
-// inline set serves it).
-size_t request_store(const std::vector<schedule::Step>& steps, int ports) {
-  const size_t rounds = steps.empty() ? 0 : schedule::batch_end(steps, 0, ports);
-  return rounds > 1 ? 2 * rounds : 0;
-}
-}  // namespace
-
 long long two_phase_scratch(const std::vector<schedule::Step>& steps, long long capacity, long long M, int ports) {
   const long long W = static_cast<long long>(schedule::widest_batch(steps, ports));
-  const long long store = static_cast<long long>(request_store(steps, ports));
+  const long long store = static_cast<long long>(schedule::batch_requests(steps, ports));
   return capacity * M + 2 * W * M + 2 * W * static_cast<long long>(sizeof(long long)) +
          store * static_cast<long long>(sizeof(MPI_Request));
 }
@@ -36,7 +26,7 @@ Task<int> run_two_phase(const VarCall& c, const std::vector<schedule::Step>& ste
   Scratch::Region store, meta_region, out_region, in_region, book_region;
   if (!frame.take({&store, &meta_region, &out_region, &in_region, &book_region})) co_return MPI_ERR_INTERN;
   char* T = c.meta_only ? nullptr : scratch.get(store, static_cast<size_t>(capacity) * m, c.stats);
-  const size_t book = request_store(steps, ports);
+  const size_t book = schedule::batch_requests(steps, ports);
   auto* requests = book ? reinterpret_cast<MPI_Request*>(scratch.get(book_region, book * sizeof(MPI_Request), c.stats,
                                                                      Scratch::Holds::sizes))
                         : nullptr;

@@ -82,6 +82,14 @@ size_t widest_batch(const std::vector<S>& steps, int ports) {
   }
   return most;
 }
+// Requests one batch posts at most: two per exchange of the first batch
+// (the lowest digit has the most steps); 0 where every batch is one
+// exchange (a small inline set serves it).
+template <class S>
+size_t batch_requests(const std::vector<S>& steps, int ports) {
+  const size_t exchanges = steps.empty() ? 0 : batch_end(steps, 0, ports);
+  return exchanges > 1 ? 2 * exchanges : 0;
+}
 // Batches of TRA(P, r) with `ports` in flight: the waits of a rank.
 long long tra_waits_closed(long long P, long long r, long long ports);
 // ",key=B" for a stats name where `ports` runs fewer than all r-1 of a

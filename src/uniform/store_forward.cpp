@@ -15,15 +15,13 @@ Task<Result> run_zero_rotation(const UniformCall& c, const std::vector<schedule:
   Scratch& work = c.work();
   Scratch::Frame frame(work);
   Scratch::Region out_region{}, in_region{}, requests_region{};
-  const size_t widest = schedule::batch_end(steps, 0, ports), store = widest > 1 ? 2 * widest : 0;
+  const size_t store = schedule::batch_requests(steps, ports);
   // A lone block still in the send buffer goes from there straight into
   // its final place; the rest are packed, sent, landed and placed.
   auto in_place = [](const schedule::Step& s) { return s.slots.size() == 1 && s.slots[0] % s.span == 0; };
   const bool staged = store || !std::all_of(steps.begin(), steps.end(), in_place);
   if (staged && !frame.take({&out_region, &in_region, &requests_region})) co_return MPI_ERR_INTERN;
-  // A batch's requests: two per exchange of the first batch (the lowest
-  // digit has the most steps; none where every batch is one exchange),
-  // private under SMPI (Holds::sizes).
+  // A batch's requests, private under SMPI (Holds::sizes).
   auto* requests = store ? reinterpret_cast<MPI_Request*>(work.get(requests_region, store * sizeof(MPI_Request),
                                                                     c.stats, Scratch::Holds::sizes))
                          : nullptr;
