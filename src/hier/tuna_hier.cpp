@@ -40,6 +40,9 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) co_return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
+  ShmTurn turn;  // taken now: the size exchange below may wait
+  if (prm.intra_shm)
+    if (const int rc = shm_reserve(*node_ctx, prm, turn)) co_return rc;
   const int n = topo.node_of[c.rank()];
   const int r = schedule::phase_radix(prm.radix_intra ? prm.radix_intra : schedule::ceil_sqrt(Q), Q);
   const bool coalesced = !prm.staggered;
@@ -93,7 +96,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
     Params tuna_prm = prm;  // shm's knobs as the call resolved them
     tuna_prm.radix = r;
     tuna_prm.ports = prm.ports_intra;
-    Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm) : Result::fallback();
+    Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm, &turn) : Result::fallback();
     if (ran.fell_back()) ran = co_await tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
     rc = ran.nested_code();
   }

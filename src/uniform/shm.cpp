@@ -81,9 +81,10 @@ struct ShmState {
   unsigned long long exchange = 0;  // the last exchange this rank took part in
   bool probed = false;  // CMA tried (once, on the first segment)
   bool cma = false;     // every rank may read every other's memory (process_vm_readv)
-  // Operations take turns on the segment in the order they started
-  // (nonblocking ones may be in flight together).
+  // Nonblocking operations take turns on the segment (ShmTurn); turns
+  // passed before they came up (an operation ended early) are skipped.
   unsigned long long next_turn = 0, serving = 0;
+  std::vector<unsigned long long> passed_early;
 };
 
 void ShmStateFree::operator()(ShmState* s) const {
@@ -484,35 +485,21 @@ size_t largest_published(const ShmState& s) {
 }
 
 template <class Call>
-Task<Result> run(const Call& c, const Params& prm) {
+Task<Result> run(const Call& c, const Params& prm, ShmTurn* reserved) {
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   c.copy_self();
   if (P == 1) co_return MPI_SUCCESS;
-  ShmState* s = nullptr;
-  const bool blocking = blocking_now();
-  if (const int rc = blocking ? state_of(c.ctx, s) : own_state_of(c.ctx, s)) co_return rc;
-  // Several nodes, real or laid out (A2A_NODE_SIZE and the like): the
-  // registry's fallback, which the stats name.
-  if (!s->usable || c.ctx.topology.nodes() > 1) co_return Result::fallback();
+  ShmTurn own;
+  ShmTurn& turn = reserved ? *reserved : own;
+  if (!reserved)
+    if (const int rc = shm_reserve(c.ctx, prm, own)) co_return rc;
+  // The registry's fallback, which the stats name.
+  if (!turn.state) co_return Result::fallback();
+  ShmState* s = turn.state;
   const Direct dir = direct_of(prm, *s);
-  if (!dir.cma && dir.from != Params::kShmDirectOff)
-    if (const int rc = c.ctx.open_private()) co_return rc;  // direct blocks as messages (every rank alike)
-  // Whole halves from the first call: no later call pays a re-made segment.
-  if (s->win == MPI_WIN_NULL)
-    if (const int rc = make_segment(*s, P, schedule::shm_half_limit(config().scratch_limit))) co_return rc;
-  // A nonblocking operation's turn on its segment (set-up above ran in
-  // start order); a blocking call's segment is never a nonblocking one's.
-  const unsigned long long turn = blocking ? 0 : s->next_turn++;
-  struct Served {
-    ShmState* s;
-    ~Served() {
-      if (s) ++s->serving;
-    }
-  } served{blocking ? nullptr : s};
-  if (!blocking && s->serving != turn)
-    co_await until([s, turn] { return s->serving == turn; },
-                   [s, turn] { while (s->serving != turn) progress_pending(); });
+  if (turn.holds && s->serving != turn.ticket)
+    co_await until([s, t = turn.ticket] { return s->serving == t; }, [] {});  // nonblocking only: never spun
   // Alltoall knows every block's size; alltoallv starts with pieces of the
   // half's share and learns the largest block through the segment from the
   // first exchange.
@@ -556,6 +543,7 @@ Task<Result> run(const Call& c, const Params& prm) {
     }
     more = k.off < M;
   }
+  turn.release();
   c.stats.rounds += static_cast<long long>(exchanges);
   c.stats.blocks_sent += P - 1;
   c.stats.bytes_sent += sent;
@@ -564,6 +552,46 @@ Task<Result> run(const Call& c, const Params& prm) {
 }
 
 }  // namespace
+
+int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn) {
+  if (ctx.size < 2) return MPI_SUCCESS;
+  ShmState* s = nullptr;
+  const bool blocking = blocking_now();
+  if (const int rc = blocking ? state_of(ctx, s) : own_state_of(ctx, s)) return rc;
+  // Several nodes, real or laid out (A2A_NODE_SIZE and the like): no segment.
+  if (!s->usable || ctx.topology.nodes() > 1) return MPI_SUCCESS;
+  const Direct dir = direct_of(prm, *s);
+  if (!dir.cma && dir.from != Params::kShmDirectOff)
+    if (const int rc = ctx.open_private()) return rc;  // direct blocks as messages (every rank alike)
+  // Whole halves from the first call: no later call pays a re-made segment.
+  if (s->win == MPI_WIN_NULL)
+    if (const int rc = make_segment(*s, ctx.size, schedule::shm_half_limit(config().scratch_limit))) return rc;
+  turn.state = s;
+  if (!blocking) {  // a blocking call's segment is never a nonblocking one's
+    turn.ticket = s->next_turn++;
+    turn.holds = true;
+  }
+  return MPI_SUCCESS;
+}
+
+void ShmTurn::release() {
+  if (!holds) return;
+  holds = false;
+  ShmState& s = *state;
+  if (ticket != s.serving) {
+    s.passed_early.push_back(ticket);
+    return;
+  }
+  ++s.serving;
+  for (auto it = s.passed_early.begin(); it != s.passed_early.end();)
+    if (*it == s.serving) {
+      s.passed_early.erase(it);
+      ++s.serving;
+      it = s.passed_early.begin();
+    } else {
+      ++it;
+    }
+}
 
 int shm_prepare(CommContext& ctx) {
   if (ctx.size < 2 || ctx.topology.nodes() > 1) return MPI_SUCCESS;
@@ -589,13 +617,13 @@ void shm_forget_kept() {
   }
 }
 
-Task<Result> shm(const UniformCall& c, const Params& prm) { return run(c, prm); }
-Task<Result> shm(const VarCall& c, const Params& prm) { return run(c, prm); }
+Task<Result> shm(const UniformCall& c, const Params& prm) { return run(c, prm, nullptr); }
+Task<Result> shm(const VarCall& c, const Params& prm) { return run(c, prm, nullptr); }
 
 namespace {
 template <class Call>
-Task<Result> phase(const Call& c, const Params& prm) {
-  const Result r = co_await run(c, prm);
+Task<Result> phase(const Call& c, const Params& prm, ShmTurn* reserved) {
+  const Result r = co_await run(c, prm, reserved);
   if (r.fell_back()) {
     const std::string name = schedule::name_without_intra_shm(c.stats.algorithm);
     std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "%s", name.c_str());
@@ -605,7 +633,9 @@ Task<Result> phase(const Call& c, const Params& prm) {
 }
 }  // namespace
 
-Task<Result> shm_phase(const UniformCall& c, const Params& prm) { return phase(c, prm); }
-Task<Result> shm_phase(const VarCall& c, const Params& prm) { return phase(c, prm); }
+Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserved) {
+  return phase(c, prm, reserved);
+}
+Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved) { return phase(c, prm, reserved); }
 
 }  // namespace a2a::detail

@@ -174,6 +174,36 @@ TEST(Nonblocking, ThreeInFlightCompletedInAnyOrder) {
     }
 }
 
+// Operations that share a node's segment take it in start order on every
+// rank, also where one reaches its shm phase only after a wait (tuna-hier's
+// size exchange) and a later one at its start (clustered, tra2): a turn
+// drawn at the phase itself gave ranks different orders, and exchanges of
+// different operations met.  On one node (no node phases) they fall back
+// and the test still checks the data.
+TEST(Nonblocking, ShmPhasesAfterAWaitKeepStartOrder) {
+  const int P = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
+  for (const char* later : {"clustered:intra=shm", "tra2:intra=shm", "tuna-hier:intra=shm"})
+    for (int k = 0; k < 8; ++k) {
+      VCase v1(P, rank, k), v2(P, rank, k + 1);
+      Buffer s(int_layout(), 3LL * P), r(int_layout(), 3LL * P);
+      fill_send(s, 3, rank, P);
+      A2A_Request req[2];
+      ASSERT_EQ(A2A_Ialltoallv(v1.sbuf.data(), v1.sc.data(), v1.sd.data(), MPI_INT, v1.rbuf.data(), v1.rc.data(),
+                               v1.rd.data(), MPI_INT, MPI_COMM_WORLD, "tuna-hier:intra=shm", &req[0]),
+                0);
+      const bool uniform = std::string(later) != "tuna-hier:intra=shm";
+      ASSERT_EQ(uniform ? A2A_Ialltoall(s.data(), 3, MPI_INT, r.data(), 3, MPI_INT, MPI_COMM_WORLD, later, &req[1])
+                        : A2A_Ialltoallv(v2.sbuf.data(), v2.sc.data(), v2.sd.data(), MPI_INT, v2.rbuf.data(),
+                                         v2.rc.data(), v2.rd.data(), MPI_INT, MPI_COMM_WORLD, later, &req[1]),
+                0);
+      for (int i = 1; i >= 0; --i) ASSERT_EQ(A2A_Wait(&req[i], MPI_STATUS_IGNORE), MPI_SUCCESS) << later;
+      const std::string what = std::string("tuna-hier:intra=shm, then ") + later;
+      EXPECT_EQ(v1.wrong(P, rank), 0) << what;
+      if (uniform) EXPECT_EQ(check_recv(r, 3, rank, P, what), 0);
+      else EXPECT_EQ(v2.wrong(P, rank), 0) << what;
+    }
+}
+
 // A2A_PROGRESS_PATIENCE (its runs only): a test that finds a round done
 // keeps stepping while the next rounds complete, so with every rank in its
 // first test after its first round was posted everywhere, that test runs
