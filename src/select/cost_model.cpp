@@ -16,20 +16,48 @@
 namespace a2a::detail {
 namespace {
 
+// Ranks of `node` whose partner `distance` ranks on (mod P) is on another
+// node; `contiguous`: the node's ranks are one ascending run.
+int crossing(const ModelLayout& l, int node, long long distance, bool contiguous) {
+  const auto& ranks = l.ranks[node];
+  const int P = static_cast<int>(l.node_of.size()), Q = static_cast<int>(ranks.size());
+  const long long d = schedule::mod(distance, P);
+  if (contiguous) {  // the node's run shifted by d overlaps itself at its two ends
+    const long long stay = std::max(0LL, Q - d) + std::max(0LL, Q - (P - d));
+    return Q - static_cast<int>(std::min<long long>(Q, stay));
+  }
+  int n = 0;
+  for (int q : ranks) n += l.node_of[schedule::mod(q + d, P)] != node;
+  return n;
+}
+
+bool ascending_run(const std::vector<int>& ranks) {
+  for (size_t i = 1; i < ranks.size(); ++i)
+    if (ranks[i] != ranks[i - 1] + 1) return false;
+  return true;
+}
+
 // One rank's modelled time, built round by round.
 class RankClock {
  public:
   RankClock(const ModelLayout& l, const MachineModel& m, int rank)
-      : l_(l), m_(m), node_(l.node_of[rank]), nic_sharers_(static_cast<double>(l.ranks[node_].size())) {}
-  void message(int dst, long long bytes) {
+      : l_(l), m_(m), rank_(rank), node_(l.node_of[rank]), contiguous_(ascending_run(l.ranks[node_])) {}
+  // An off-node message shares the node's one link with `sharers` messages
+  // of the same round (default: every rank of the node sends off it at once),
+  // so a rank gets 1/sharers of the measured (one-pair) inter-node bandwidth.
+  void message(int dst, long long bytes, int sharers = -1) {
     const bool local = l_.node_of[dst] == node_;
     const LinkCost& link = local ? m_.intra : m_.inter;
     alpha_ = std::max({alpha_, link.alpha, m_.round});
-    // Every rank of a node sends at once through the node's one link, so a
-    // rank gets 1/Q of the measured (one-pair) inter-node bandwidth.
-    beta_ += (link_seconds(link, bytes) - link.alpha) * (local ? 1.0 : nic_sharers_);
+    const int on_link = sharers < 0 ? static_cast<int>(l_.ranks[node_].size()) : std::max(sharers, 1);
+    beta_ += (link_seconds(link, bytes) - link.alpha) * (local ? 1.0 : on_link);
     ++n_;
   }
+  // A round in which every rank sends to its partner at the same distance
+  // (TRA's and pairwise's steps over all ranks): only the node's ranks whose
+  // partner is off the node too share its link; in the lower digits of a
+  // large node, few.
+  void shifted(int dst, long long bytes) { message(dst, bytes, crossing(l_, node_, dst - rank_, contiguous_)); }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
   void add(double seconds) { t_ += seconds; }
   // A round that waits for `peers` flags in shared memory: what a flag
@@ -65,8 +93,8 @@ class RankClock {
  private:
   const ModelLayout& l_;
   const MachineModel& m_;
-  int node_;
-  double nic_sharers_;
+  int rank_, node_;
+  bool contiguous_;
   double t_ = 0, alpha_ = 0, beta_ = 0;
   long long n_ = 0;
   int rounds_ = 0;
@@ -114,23 +142,25 @@ CostedSpec costed(std::string spec, const Worst& w) { return {std::move(spec), w
 // a batch (`ports`, schedule::batch_end) are in flight together: one
 // modelled round, its slowest message plus each other's injection
 // overhead.  `meta` > 0 adds TuNA's metadata messages (meta bytes per
-// slot), a batch's before its data.
+// slot), a batch's before its data.  `world`: the group is every rank in
+// order, so a step is a shift (RankClock::shifted).
 void tra_rounds(RankClock& c, const std::vector<schedule::StepShape>& steps, const std::vector<int>& group, int idx,
-                long long bs, long long meta = 0, int ports = 1) {
+                long long bs, long long meta = 0, int ports = 1, bool world = false) {
   const int n = static_cast<int>(group.size());
   c.copy(2LL * n * bs);
   auto dst = [&](const schedule::StepShape& s) {
     return group[schedule::mod(static_cast<long long>(idx) + s.distance, n)];
   };
+  const auto send = [&](int to, long long bytes) { world ? c.shifted(to, bytes) : c.message(to, bytes); };
   for (size_t first = 0, last; first < steps.size(); first = last) {
     last = schedule::batch_end(steps, first, ports);
     if (meta) {
-      for (size_t k = first; k < last; ++k) c.message(dst(steps[k]), steps[k].slots * meta);
+      for (size_t k = first; k < last; ++k) send(dst(steps[k]), steps[k].slots * meta);
       c.end_round();
     }
     for (size_t k = first; k < last; ++k) {
       const long long slots = steps[k].slots;
-      c.message(dst(steps[k]), slots * bs);
+      send(dst(steps[k]), slots * bs);
       if (slots > 1 || meta) c.copy(2 * slots * bs);
     }
     c.end_round();
@@ -152,7 +182,7 @@ void spread_out(RankClock& c, int p, int P, long long bs) {
 void pairwise(RankClock& c, int p, int P, long long bs) {
   c.copy(bs);
   for (int i = 1; i < P; ++i) {
-    c.message((p + i) % P, bs);
+    c.shifted((p + i) % P, bs);
     c.end_round();
   }
 }
@@ -517,7 +547,7 @@ ModelCost cost_tra(const ModelCall& c, const Params& prm) {
   const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
-    tra_rounds(clock, steps, everyone, p, c.bytes, 0, prm.ports);
+    tra_rounds(clock, steps, everyone, p, c.bytes, 0, prm.ports, true);
   }));
 }
 
@@ -526,7 +556,7 @@ ModelCost cost_tuna(const ModelCall& c, const Params& prm) {
   const auto steps = schedule::tra_shape(P, prm.radix);
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
-    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, prm.ports);
+    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, prm.ports, true);
   }));
 }
 
@@ -536,7 +566,7 @@ ModelCost cost_padded_bruck(const ModelCall& c, const Params&) {
   const auto everyone = all_ranks(P);
   return cost(worst(c.layout, c.m, [&](RankClock& clock, int p) {
     clock.copy(2LL * P * c.max_bytes);  // pad in, unpad out
-    tra_rounds(clock, steps, everyone, p, c.max_bytes);
+    tra_rounds(clock, steps, everyone, p, c.max_bytes, 0, 1, true);
   }));
 }
 

@@ -8,8 +8,9 @@
 //   max alpha(link) + (n - 1) * overhead + sum beta(link) * bytes + copy * bytes copied
 // (latencies overlap, each extra message costs its injection overhead, the
 // bytes share the rank's bandwidth, and inter-node bytes also share the node's
-// link with the node's other Q-1 ranks, all sending at once: beta_inter * Q);
-// rounds add up.  A rank's cost is the sum
+// link with the node's other ranks crossing in the same round: beta_inter *
+// Q, or, where every rank sends at the same distance (TRA's and pairwise's
+// steps), times the node's ranks whose partner is off the node); rounds add up.  A rank's cost is the sum
 // of its rounds; the algorithm's, the maximum over the evaluated ranks.
 #pragma once
 #include <string>

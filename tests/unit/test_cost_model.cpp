@@ -81,6 +81,14 @@ TEST(CostModel, InterNodeLinksCostMore) {
   EXPECT_DOUBLE_EQ(cost_of(v, "spread-out"), 10 + 0.1 + 2 * 2 * 1.0);
   // One rank per node: nobody shares the link.
   EXPECT_DOUBLE_EQ(cost_of(model_alltoall(nodes_of({1, 1, 1, 1}), 100, m), "spread-out"), 10 + 3 * 1.0);
+  // Pairwise's step i is a shift: only the node's ranks whose partner i on is
+  // off the node share its link.  Rank 1: 1 -> 2 (shared by 1 of node 0's
+  // ranks), 1 -> 3 (by 2), 1 -> 0 (on the node); rank 0 the same, mirrored.
+  EXPECT_DOUBLE_EQ(cost_of(v, "pairwise"), (10 + 1.0) + (10 + 2 * 1.0) + (1 + 0.1));
+  // Nodes of interleaved ranks ({0, 2} and {1, 3}): steps 1 and 3 cross
+  // from both ranks of a node, step 2 stays on it.
+  const ModelLayout interleaved{{0, 1, 0, 1}, {{0, 2}, {1, 3}}};
+  EXPECT_DOUBLE_EQ(cost_of(model_alltoall(interleaved, 100, m), "pairwise"), 2 * (10 + 2 * 1.0) + (1 + 0.1));
   EXPECT_GT(cost_of(v, "tra2:radix-intra=2,radix-inter=2"), 0);
   EXPECT_GT(cost_of(v, "clustered"), 0);
   // Unequal nodes: no tra2 or tuna-hier candidates.
