@@ -17,12 +17,12 @@ namespace a2a::detail {
 namespace {
 
 // Ranks of `node` whose partner `distance` ranks on (mod P) is on another
-// node; `contiguous`: the node's ranks are one ascending run.
-int crossing(const ModelLayout& l, int node, long long distance, bool contiguous) {
+// node.
+int crossing(const ModelLayout& l, int node, long long distance) {
   const auto& ranks = l.ranks[node];
   const int P = static_cast<int>(l.node_of.size()), Q = static_cast<int>(ranks.size());
   const long long d = schedule::mod(distance, P);
-  if (contiguous) {  // the node's run shifted by d overlaps itself at its two ends
+  if (ranks.back() - ranks.front() + 1 == Q) {  // one run: shifted by d it overlaps itself at its two ends
     const long long stay = std::max(0LL, Q - d) + std::max(0LL, Q - (P - d));
     return Q - static_cast<int>(std::min<long long>(Q, stay));
   }
@@ -31,17 +31,11 @@ int crossing(const ModelLayout& l, int node, long long distance, bool contiguous
   return n;
 }
 
-bool ascending_run(const std::vector<int>& ranks) {
-  for (size_t i = 1; i < ranks.size(); ++i)
-    if (ranks[i] != ranks[i - 1] + 1) return false;
-  return true;
-}
-
 // One rank's modelled time, built round by round.
 class RankClock {
  public:
   RankClock(const ModelLayout& l, const MachineModel& m, int rank)
-      : l_(l), m_(m), rank_(rank), node_(l.node_of[rank]), contiguous_(ascending_run(l.ranks[node_])) {}
+      : l_(l), m_(m), rank_(rank), node_(l.node_of[rank]) {}
   // An off-node message shares the node's one link with `sharers` messages
   // of the same round (default: every rank of the node sends off it at once),
   // so a rank gets 1/sharers of the measured (one-pair) inter-node bandwidth.
@@ -49,7 +43,7 @@ class RankClock {
     const bool local = l_.node_of[dst] == node_;
     const LinkCost& link = local ? m_.intra : m_.inter;
     alpha_ = std::max({alpha_, link.alpha, m_.round});
-    const int on_link = sharers < 0 ? static_cast<int>(l_.ranks[node_].size()) : std::max(sharers, 1);
+    const int on_link = sharers < 0 ? static_cast<int>(l_.ranks[node_].size()) : sharers;
     beta_ += (link_seconds(link, bytes) - link.alpha) * (local ? 1.0 : on_link);
     ++n_;
   }
@@ -57,7 +51,7 @@ class RankClock {
   // (TRA's and pairwise's steps over all ranks): only the node's ranks whose
   // partner is off the node too share its link; in the lower digits of a
   // large node, few.
-  void shifted(int dst, long long bytes) { message(dst, bytes, crossing(l_, node_, dst - rank_, contiguous_)); }
+  void shifted(int dst, long long bytes) { message(dst, bytes, crossing(l_, node_, dst - rank_)); }
   void copy(long long bytes) { t_ += m_.copy * static_cast<double>(bytes); }
   void add(double seconds) { t_ += seconds; }
   // A round that waits for `peers` flags in shared memory: what a flag
@@ -94,7 +88,6 @@ class RankClock {
   const ModelLayout& l_;
   const MachineModel& m_;
   int rank_, node_;
-  bool contiguous_;
   double t_ = 0, alpha_ = 0, beta_ = 0;
   long long n_ = 0;
   int rounds_ = 0;

@@ -10,8 +10,9 @@
 // bytes share the rank's bandwidth, and inter-node bytes also share the node's
 // link with the node's other ranks crossing in the same round: beta_inter *
 // Q, or, where every rank sends at the same distance (TRA's and pairwise's
-// steps), times the node's ranks whose partner is off the node); rounds add up.  A rank's cost is the sum
-// of its rounds; the algorithm's, the maximum over the evaluated ranks.
+// steps), times the node's ranks whose partner is off the node); rounds add
+// up.  A rank's cost is the sum of its rounds; the algorithm's, the maximum
+// over the evaluated ranks.
 #pragma once
 #include <string>
 #include <vector>
@@ -102,7 +103,7 @@ struct CostedSpec {
 // The layout: node of every rank and ranks of every node (hier/topology.hpp).
 struct ModelLayout {
   std::vector<int> node_of;
-  std::vector<std::vector<int>> ranks;
+  std::vector<std::vector<int>> ranks;  // node -> its ranks, ascending (as hier/topology.hpp keeps them)
 };
 
 struct Params;  // an algorithm's knobs (uniform/uniform.hpp)
