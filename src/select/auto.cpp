@@ -523,6 +523,11 @@ int auto_class(CommContext& ctx, Collective coll, long long mean, long long max_
     out = it->second;
     return MPI_SUCCESS;
   }
+  // Priced at the class's own sizes, not the first call's: a class priced
+  // ahead (price_alltoall_classes, as far as each rank's millisecond goes)
+  // and one opened by a call must hold the same candidates on every rank.
+  mean = std::get<1>(key);
+  max_bytes = std::get<2>(key);
   std::vector<std::string> specs;
   const char* source = kByModel;
   if (const TuningEntry* e = a.table ? find_entry(*a.table, coll, a.nodes, mean, max_bytes) : nullptr) {
