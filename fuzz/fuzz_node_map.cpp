@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "hier/topology.hpp"
+#include "core/topology.hpp"
 
 using namespace a2a::detail;
 

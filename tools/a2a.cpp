@@ -10,7 +10,7 @@
 
 #include <unistd.h>
 
-#include "hier/topology.hpp"
+#include "core/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
 #include "select/cost_model.hpp"

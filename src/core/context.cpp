@@ -2,10 +2,6 @@
 
 #include "core/config.hpp"
 #include "core/handle_set.hpp"
-#include "front/call.hpp"
-#include "gpu/gpu.hpp"
-#include "select/auto.hpp"
-#include "select/tuning.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -98,8 +94,6 @@ const std::vector<MPI_Datatype>& TypeCache::store(const TypeKey& key, std::vecto
   return types_;
 }
 
-void GpuStateFree::operator()(gpu::State* state) const { gpu::free_state(state); }
-
 int CommContext::make_private() {
   const int rc = MPI_Comm_dup(user, &comm);
   if (rc != MPI_SUCCESS) return rc;
@@ -163,6 +157,7 @@ namespace {
 int keyval = MPI_KEYVAL_INVALID;
 std::mutex keyval_lock;                // threads may meet a2a for the first time together
 std::atomic<int> contexts_alive{0};
+ContextHooks hooks;  // constant-initialized: set at the front end's static initialization
 
 // More ranks on this machine than it has cores: its ranks are time-sliced.
 // The job's ranks here (the launcher's count, where it says) or this
@@ -242,8 +237,7 @@ int detect_topology(CommContext& ctx) {
   const std::vector<long long>& ids = env.ids;
   const std::string &source = env.source, &error = env.error;
   const bool overridden = env.overridden;
-  uint64_t print = 0;
-  process_tuning(nullptr, &print);
+  const uint64_t print = hooks.tuning_fingerprint ? hooks.tuning_fingerprint() : 0;
   const long long my_print = static_cast<long long>(print >> 1);
   std::vector<int> in_world;
   if (const int rc = world_ranks(ctx.user, ctx.size, in_world)) return rc;
@@ -333,7 +327,7 @@ int delete_context(MPI_Comm comm, int, void* value, void*) {
   freed.fetch_add(1, std::memory_order_relaxed);
   delete static_cast<CommContext*>(value);
   --contexts_alive;
-  invalidate_prepared();  // the handle may come back for another communicator
+  if (hooks.context_freed) hooks.context_freed();
   return MPI_SUCCESS;
 }
 
@@ -341,14 +335,14 @@ int delete_context(MPI_Comm comm, int, void* value, void*) {
 // before it may run after.
 int on_finalize(MPI_Comm, int, void*, void*) {
   mpi_live = false;
-  invalidate_prepared();
-  shm_forget_kept();
-  release_spare_operations();  // at thread exit SMPI's shared scratch would be gone
+  if (hooks.finalizing) hooks.finalizing();
   return MPI_SUCCESS;
 }
 }  // namespace
 
 int live_contexts() { return contexts_alive.load(); }
+
+void set_context_hooks(const ContextHooks& h) { hooks = h; }
 
 int world_ranks(MPI_Comm comm, int P, std::vector<int>& out) {
   // World's ranks in world's order (a duplicate of world, as libraries make

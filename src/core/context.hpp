@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "core/regions.hpp"
-#include "hier/topology.hpp"
+#include "core/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
 
@@ -25,14 +25,7 @@ struct AutoState;
 namespace gpu {
 struct State;
 }
-struct GpuStateFree {
-  void operator()(gpu::State* state) const;
-};
 struct ShmState;  // src/uniform/shm.cpp
-struct ShmStateFree {
-  void operator()(ShmState* state) const;
-};
-void shm_forget_kept();  // at MPI_Finalize: the segments kept per group go
 
 // Stats::decided_by of auto's first call on a communicator, which runs
 // native without deciding (front/execute.cpp).
@@ -229,7 +222,7 @@ struct CommContext {
   std::shared_ptr<AutoState> auto_state;
   // Device buffers' state (src/gpu): node communicator, streams, IPC handle
   // caches, pinned staging; created by the first call on device buffers.
-  std::unique_ptr<gpu::State, GpuStateFree> gpu_state;
+  std::shared_ptr<gpu::State> gpu_state;  // its deleter set by src/gpu
   // The shared-memory exchange's node communicator and segment (shm),
   // made by its first call or shared with communicators over the same group.
   std::shared_ptr<ShmState> shm_state;
@@ -275,12 +268,6 @@ class SubLayout {
   int my_node_;
 };
 
-// shm's segment for ctx made now where all its ranks share a node
-// (collective; A2A_Comm_prepare), so that no call pays for it.
-int shm_prepare(CommContext& ctx);
-// Where each rank's data halves of that segment lie in this process (none
-// where ctx has no segment): what the making touched (tests).
-std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx);
 
 // An MPI handle's bits: a pointer in Open MPI, an int in MPICH.
 template <typename Handle>
@@ -308,6 +295,19 @@ unsigned long long comms_freed();
 // Returns the context cached on `user` (collective on first use: MPI_Comm_dup).
 // Safe from several threads on distinct communicators (MPI_THREAD_MULTIPLE).
 int get_context(MPI_Comm user, CommContext*& ctx);
+
+// What core asks of the layers above, registered once by the front end
+// (front/capi.cpp) so that core depends on nothing above it: what they
+// cached about communicators goes when a context is freed (its handle may
+// come back for another) and at MPI_Finalize (nothing prepared before may
+// run after); the tuning file's fingerprint, compared across ranks at a
+// communicator's first use.
+struct ContextHooks {
+  void (*context_freed)() = nullptr;
+  void (*finalizing)() = nullptr;
+  uint64_t (*tuning_fingerprint)() = nullptr;
+};
+void set_context_hooks(const ContextHooks& hooks);
 // Contexts alive in this process: each is freed with its communicator (the
 // attribute's delete callback); for tests.
 int live_contexts();

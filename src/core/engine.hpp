@@ -219,10 +219,6 @@ extern std::atomic<int> pending_count;
 // operation depends on this one's progress: every other one it started
 // has completed here.
 bool wait_alone(OpState& op);
-// The calling thread's completed operations kept for reuse, and their
-// scratch, released (front/nonblocking.cpp): at MPI_Finalize, while the
-// MPI library (SMPI: its shared buffers) is still there to take them.
-void release_spare_operations();
 inline void progress_pending() {
   if (__builtin_expect(pending_count.load(std::memory_order_relaxed) != 0, 0)) progress_pending_slow();
 }

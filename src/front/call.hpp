@@ -271,6 +271,10 @@ inline bool current(bool derived, uint64_t stale_at) {
   return stale_counter(derived).load(std::memory_order_acquire) == stale_at;
 }
 inline bool current(const Prepared& p) { return current(p.derived_types, p.stale_at); }
+// The calling thread's completed operations kept for reuse, and their
+// scratch, released (nonblocking.cpp): at MPI_Finalize, while the MPI
+// library (SMPI: its shared buffers) is still there to take them.
+void release_spare_operations();
 void invalidate_prepared();      // a communicator or MPI itself gone
 void forget_derived_datatype();  // a derived datatype gone
 // The hash of a call's signature (not the contents of alltoallv's arrays).

@@ -12,8 +12,30 @@
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
+#include "uniform/uniform.hpp"
 
 namespace a2a::detail {
+namespace {
+
+// Core's callbacks (core/context.hpp), set before any communicator is met.
+const bool hooks_set = [] {
+  ContextHooks h;
+  h.context_freed = invalidate_prepared;
+  h.finalizing = [] {
+    invalidate_prepared();
+    shm_forget_kept();
+    release_spare_operations();  // at thread exit SMPI's shared scratch would be gone
+  };
+  h.tuning_fingerprint = [] {
+    uint64_t print = 0;
+    process_tuning(nullptr, &print);
+    return print;
+  };
+  set_context_hooks(h);
+  return true;
+}();
+
+}  // namespace
 
 // The error check: the configuration's until set.
 bool agree_mode() {

@@ -344,8 +344,6 @@ struct State {
   }
 };
 
-void free_state(State* state) { delete state; }
-
 namespace {
 
 State& state_of(CommContext& ctx) {

@@ -54,7 +54,6 @@ int ipc_alltoallv(const VarCall& call, const Params& params, schedule::GpuPath p
 // Per-communicator GPU state (node communicator, streams, IPC handle caches,
 // staging); freed with the communicator's context.
 struct State;
-void free_state(State* state);
 
 // Synchronous copies between device and host memory (the staging of device
 // buffers for host algorithms, the bench and the tests); MPI error classes.

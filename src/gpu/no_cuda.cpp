@@ -8,8 +8,6 @@
 
 namespace a2a::detail::gpu {
 
-struct State {};
-void free_state(State* state) { delete state; }
 
 bool built_with_cuda() { return false; }
 int device_count() { return 0; }

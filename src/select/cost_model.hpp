@@ -100,10 +100,10 @@ struct CostedSpec {
   int rounds = 0;    // rounds of the busiest evaluated rank
 };
 
-// The layout: node of every rank and ranks of every node (hier/topology.hpp).
+// The layout: node of every rank and ranks of every node (core/topology.hpp).
 struct ModelLayout {
   std::vector<int> node_of;
-  std::vector<std::vector<int>> ranks;  // node -> its ranks, ascending (as hier/topology.hpp keeps them)
+  std::vector<std::vector<int>> ranks;  // node -> its ranks, ascending (as core/topology.hpp keeps them)
 };
 
 struct Params;  // an algorithm's knobs (uniform/uniform.hpp)

@@ -87,6 +87,10 @@ struct ShmState {
   std::vector<unsigned long long> passed_early;
 };
 
+struct ShmStateFree {
+  void operator()(ShmState* s) const;
+};
+
 void ShmStateFree::operator()(ShmState* s) const {
   int finalized = 0;
   MPI_Finalized(&finalized);

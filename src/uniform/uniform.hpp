@@ -176,6 +176,13 @@ struct ShmTurn {
 };
 // Collective over ctx on first use (the segment's making).
 int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn);
+// shm's segment for ctx made now where all its ranks share a node
+// (collective; A2A_Comm_prepare), so that no call pays for it.
+int shm_prepare(CommContext& ctx);
+// Where each rank's data halves of that segment lie in this process (none
+// where ctx has no segment): what the making touched (tests).
+std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx);
+void shm_forget_kept();  // at MPI_Finalize: the segments kept per group go
 
 // shm as the intra=shm phase of tra2, tuna-hier and clustered
 // (src/uniform/shm.cpp): where it falls back (the node's ranks share no

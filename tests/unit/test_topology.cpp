@@ -1,7 +1,7 @@
 // Node layouts from the environment overrides, and grouping by key.
 #include <gtest/gtest.h>
 
-#include "hier/topology.hpp"
+#include "core/topology.hpp"
 
 using a2a::detail::group_by_key;
 using a2a::detail::node_ids_from;

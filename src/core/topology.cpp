@@ -1,4 +1,4 @@
-#include "hier/topology.hpp"
+#include "core/topology.hpp"
 
 #include "core/config.hpp"
 
