@@ -14,12 +14,12 @@
 #          native at P = 16 (docs/results.md)
 # On an H200 node with 16 cores (2026-11-26) gpu took about 100 s, auto 20 s,
 # trial 60 s.
-# Logs into ${OUT:-results/node}; `python3 tools/parity_tables.py --dir DIR`
+# Logs into ${OUT:-runs/node}; `python3 tools/parity_tables.py --node DIR`
 # makes the trial table.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-out=${OUT:-results/node}
+out=${OUT:-runs/node}
 build=${A2A_BUILD:-build}
 mkdir -p "$out"
 phases=("$@")

@@ -5,7 +5,7 @@
 #             default (local) and the agree mode; -b 100 calls per sample
 #   twins     each a2a algorithm against the library's own forced to the same
 #             algorithm (a2a bench --twins) at P = 2, 4, 8, Open MPI and MPICH
-#   tune      a2a tune at P = 2, 4, 8, 16 into results/parity/tuning.json
+#   tune      a2a tune at P = 2, 4, 8, 16 into runs/parity/tuning.json
 #   avb       auto against every fixed row of the same run at P = 2, 4, 8, 16,
 #             alltoall and alltoallv (uniform, power-law), 16 B .. 256 KiB,
 #             with the tuning file and with the cost model alone
@@ -36,12 +36,12 @@
 #             alternating (A2A_BASE as in overhead_vs): what a change does to
 #             the first calls, in one run
 # `bash scripts/parity.sh [PHASE...]` (all phases by default) writes
-# results/parity/; `python3 tools/parity_tables.py` prints the tables.
+# runs/parity/; `python3 tools/parity_tables.py --dir runs/parity` writes the tables' CSVs.
 # Expects build/ (and build-mpich/ for the MPICH twins) built.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/env.sh
-out=${PARITY_OUT:-results/parity}
+out=${PARITY_OUT:-runs/parity}
 build=${A2A_BUILD:-build}  # a build carried elsewhere (scripts/node.sh)
 mkdir -p "$out"
 a2a=$build/a2a

@@ -5,7 +5,7 @@ For every (collective, workload, P, size) row group: the best median among
 the fixed algorithms (not auto, agree/ or plan/ rows, native included) and
 auto's median from the same run, as a markdown table plus a summary line.
 Usage: auto_vs_best.py LABEL=A.csv,B.csv [LABEL=...]  (one column group per
-label, e.g. tuned=results/avb-tuned-p4.csv,... model=results/avb-model-p4.csv,...).
+label, e.g. tuned=runs/parity/avb-tuned-p4.csv,... model=runs/parity/avb-model-p4.csv,...).
 """
 import csv
 import math
