@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 """auto's cost model against online SMPI at P = 256 (theta-4x64): model / SMPI per row and size.
 
-usage: model_vs_sim.py [--a2a build/a2a] [--results results/sim]
+usage: model_vs_sim.py [--a2a build/a2a] [--results runs/sim] [--out results]
 
 The SMPI times are sim-bench.sh's validated runs (ports: table (p); portsv,
 uniform blocks of at most S: table (s)); the model is `a2a model --rank` fed
 the machine auto measured online on the same platform
-(results/sim/p256-auto-model.txt, as sim-bench.sh's autopick), alltoallv
-priced at a mean block of S/2 and a largest of S.  Prints a markdown table."""
+(p256-auto-model.txt, as sim-bench.sh's autopick), alltoallv
+priced at a mean block of S/2 and a largest of S.  Prints markdown tables, or
+with --out DIR writes DIR/sim-model-alltoall.csv and sim-model-alltoallv.csv
+for tools/tables.py to render into docs/simulation.md."""
 import argparse
 import csv
 import math
@@ -61,25 +63,32 @@ def find(model, spec):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--a2a", default="build/a2a")
-    ap.add_argument("--results", default="results/sim")
+    ap.add_argument("--results", default="runs/sim")
+    ap.add_argument("--out", metavar="DIR")
     args = ap.parse_args()
     machine = measured_machine(args.results)
     for coll, run in (("alltoall", "ports-p256-theta-4x64"), ("alltoallv", "portsv-p256-uniform")):
         got = list(csv.DictReader(open(os.path.join(args.results, run + ".csv"), newline="")))
         sizes = sorted({int(r["bytes"]) for r in got})
         model = {s: ranked(args.a2a, machine, coll, s) for s in sizes}
-        print(f"{coll} ({run}): model / SMPI\n")
-        print("| row | " + " | ".join(f"{s} B" for s in sizes) + " |")
-        print("|---" * (len(sizes) + 1) + "|")
+        table = [["row"] + [f"{s} B" for s in sizes]]
         for row in dict.fromkeys(r["algorithm"] for r in got):
             cells = []
             for s in sizes:
                 smpi = next(float(r["median_us"]) for r in got if r["algorithm"] == row and int(r["bytes"]) == s)
                 us = find(model[s], canonical(row))
                 cells.append("-" if us is None else f"{us / smpi:.2f}")
-            print(f"| {row} | " + " | ".join(cells) + " |")
+            table.append([row] + cells)
+        if args.out:
+            with open(os.path.join(args.out, f"sim-model-{coll}.csv"), "w", newline="") as f:
+                csv.writer(f, lineterminator="\n").writerows(table)
+            continue
+        print(f"{coll} ({run}): model / SMPI\n")
+        print("| " + " | ".join(table[0]) + " |")
+        print("|---" * len(table[0]) + "|")
+        for line in table[1:]:
+            print("| " + " | ".join(line) + " |")
         print()
-
 
 if __name__ == "__main__":
     main()

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""docs/simulation.md's tables from scripts/sim-bench.sh's results/sim/.
+"""docs/simulation.md's tables from scripts/sim-bench.sh's runs (runs/sim/).
 
-usage: sim_table.py [RESULTS_DIR] [--update DOC]   (default results/sim)
+usage: sim_table.py [RUNS_DIR] [--out results]   (default runs/sim)
 
 Prints markdown: (a) TRA time vs radix at P = 1024, (b) a2a's alltoall rows
 against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
@@ -9,8 +9,8 @@ against the SMPI selectors, (c) TuNA against the selectors' alltoallv,
 table, and the later tables (e)-(u) of each issue's phases (the k-port
 form: (p)-(u)).  Cells are simulated microseconds per call, in brackets the ratio to
 the named baseline.  Runs that are missing or failed show as "-".  With
---update DOC the tables replace what stands between DOC's "<!-- sim_table
-begin -->" and "<!-- sim_table end -->" lines."""
+--out DIR each table becomes DIR/sim-LETTER.csv, which tools/tables.py
+renders into docs/simulation.md and docs/simulation-howto.md."""
 import argparse
 import contextlib
 import csv
@@ -328,7 +328,7 @@ V1024 = ["p1024-v-radix-", "p1024-v-a2a-", "p1024-v-hier-coalesced-", "p1024-v-h
 
 def auto_table(d):
     """(l) auto at P = 1024, 4096 and 16384 (sim-bench.sh autopick; alltoallv at P = 1024: autopickv): its model's
-    pick and trial candidates (results/sim/auto-rP-S.rank, auto-rP-v-S.rank), each candidate's replayed time, the
+    pick and trial candidates (runs/sim/auto-rP-S.rank, auto-rP-v-S.rank), each candidate's replayed time, the
     fastest (what the trial keeps) and the fastest row at that P and S."""
     lines, replayed = [], {}  # replayed: replay_rows by P, read once
     def by_procs_coll_size(path):  # auto-rP-S.rank, auto-rP-v-S.rank
@@ -494,25 +494,43 @@ def main(d):
                      f"`sim-bench.sh portsv`, replayed) {k_port}, then the replay's wall time.")
 
 
-def update(doc, d):
+def write_csvs(d, out_dir):
+    """Each table of main() that a doc shows (a "<!-- table results/NAME.csv -->"
+    line in docs/*.md) as out_dir/sim-LETTER.csv (the validated P = 256 table:
+    sim-p256.csv), for tools/tables.py to render."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    shown = set(re.findall(r"<!-- table results/(sim-[a-z0-9]+\.csv) -->",
+                           "".join(open(p).read() for p in glob.glob(os.path.join(root, "docs", "*.md")))))
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         main(d)
-    tables = re.sub(r"^\(([a-z])\) ", r"**(\1)** ", out.getvalue(), flags=re.M)
-    text = open(doc).read()
-    begin, end = "<!-- sim_table begin -->\n", "<!-- sim_table end -->"
-    if begin not in text or end not in text:
-        sys.exit(f"{doc}: no {begin.strip()} ... {end} lines")
-    head, rest = text.split(begin, 1)
-    open(doc, "w").write(head + begin + "\n" + tables + rest[rest.index(end):])
+    caption, written = "", []
+    for block in out.getvalue().split("\n\n"):
+        lines = [l for l in block.split("\n") if l]
+        if not lines:
+            continue
+        if not lines[0].startswith("|"):
+            caption = lines[0]
+            continue
+        m = re.match(r"\(([a-z])\) ", caption)
+        name = "sim-" + (m.group(1) if m else "p256") + ".csv"
+        if name not in shown:
+            continue
+        cells = [[c.strip().replace("\\|", "|") for c in l.strip("|").split(" | ")]
+                 for l in lines if not l.startswith("|---")]
+        with open(os.path.join(out_dir, name), "w", newline="") as f:
+            csv.writer(f, lineterminator="\n").writerows(cells)
+        written.append(name)
+    print(" ".join(written))
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description="docs/simulation.md's tables from results/sim/")
-    parser.add_argument("results", nargs="?", default="results/sim")
-    parser.add_argument("--update", metavar="DOC", help="rewrite DOC's tables between its sim_table markers")
+    parser = argparse.ArgumentParser(description="docs/simulation.md's tables from scripts/sim-bench.sh's runs")
+    parser.add_argument("results", nargs="?", default="runs/sim")
+    parser.add_argument("--out", metavar="DIR", help="write each table as DIR/sim-LETTER.csv (results/) "
+                        "instead of printing markdown; python3 tools/tables.py renders them into docs/")
     args = parser.parse_args()
-    if args.update:
-        update(args.update, args.results)
+    if args.out:
+        write_csvs(args.results, args.out)
     else:
         main(args.results)
