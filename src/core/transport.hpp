@@ -129,7 +129,7 @@ inline WaitRequests wait(RequestSet& r, Stats& stats) {
 // One blocking exchange: send `sbytes` to dst while receiving `rbytes` from
 // src, the receive posted first.  Not MPI_Sendrecv: SMPI's posts its send
 // first and its receive only after the send's overhead, which cost every
-// round of a simulated TRA 0.05 us (docs/simulation.md); Open MPI's and
+// round of a simulated TRA 0.05 us (sim/repro/smpi_round_order.c); Open MPI's and
 // MPICH's post the receive first, as this does, at the same cost here.
 int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes, int src, MPI_Comm comm,
              Stats& stats);

@@ -1,6 +1,6 @@
 // Time-independent traces (SimGrid SMPI's replay format) written from a2a's
 // schedules without running the data path, for the scales online
-// simulation cannot reach (issue 29, docs/simulation.md "Trace replay").
+// simulation cannot reach (issue 29, docs/simulation-howto.md "Method").
 // A rank's trace is what its blocking call posts on the real run, in
 // order: TRA's (and Bruck's) batches of exchanges (receives, sends, one
 // waitall), TRA2's two TRA

@@ -555,7 +555,7 @@ void price_alltoall_classes(CommContext& ctx, double seconds) {
   if (machine_model(ctx, m, error) != MPI_SUCCESS) return;  // measured already, or nothing priced
   // The process's own clock, not MPI_Wtime: under SMPI that is simulated
   // time, which pricing never advances, so every simulated rank priced all
-  // 24 classes in turn on the one host (docs/simulation.md, P = 4096).
+  // 24 classes in turn on the one host.
   const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
   std::shared_ptr<ClassState> c;
   for (long long bytes = 1; bytes <= (8LL << 20) && std::chrono::steady_clock::now() < until; bytes *= 2)

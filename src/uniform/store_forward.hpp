@@ -6,7 +6,7 @@
 // one digit fly in batches of `ports` (schedule::batch_end; kAllPorts: the
 // whole digit), exchange after exchange its receive posted, then its send
 // (the order of MPICH's k-port Bruck; every receive first aborted SimGrid
-// 3.32's solver at its default precision, docs/simulation.md), one wait a
+// 3.32's solver at its default precision, docs/simulation-howto.md), one wait a
 // batch; received blocks are placed after it (a batch's slots are disjoint).  A
 // step of one block still in the send buffer needs no staging: it goes
 // from there straight into its final place.  Scratch: two buffers of the
