@@ -9,10 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-# Open MPI's tests run two at a time per core pair: oversubscribed ranks yield
-# while they wait, so one test at a time left the cores 41 % idle (Release
-# tests: 263 s at -j 2, 175 s at -j 4 on 2 cores, docs/testing.md).  MPICH's
-# ranks busy-poll instead, so its preset keeps one test at a time.
+# Open MPI's tests (PROCESSORS 2 each) run two at a time per core pair:
+# oversubscribed ranks yield while they wait, so one test at a time leaves
+# the cores partly idle (measured in docs/testing.md).  MPICH's ranks
+# busy-poll instead, so its preset keeps one test at a time.
 test_jobs=$((2 * jobs))
 took=()
 phase() {  # phase NAME COMMAND...: runs it, keeps its time for the summary
