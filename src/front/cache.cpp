@@ -12,7 +12,7 @@
 #include <cstring>
 #include <mutex>
 
-#include "front/call.hpp"
+#include "front/cache.hpp"
 
 namespace a2a::detail {
 

@@ -8,7 +8,8 @@
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
 #include "core/config.hpp"
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
+#include "front/plan.hpp"
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
@@ -107,39 +108,6 @@ CallArgs alltoallv_args(const void* sendbuf, const int sendcounts[], const int s
 
 namespace {
 
-// The shim's test (first_alltoall_to_library, call.hpp), cheapest
-// refusals first: a communicator a2a has met is most calls' answer.
-// `min_ranks` is 2 but for the warm-up (A2A_Comm_prepare), on one rank.
-bool first_call_to_library(const CallArgs& a, int min_ranks = 2) {
-  if (std::strcmp(a.spec, "auto") != 0 || agree_mode()) return false;
-  // Types that differ run on bytes (execute.cpp); device buffers go to
-  // a2a's device path; alone on a communicator, native runs on the duplicate.
-  if (!a.in_place() && a.stype != a.rtype) return false;
-  // Arguments a2a's checks reject go that way, to be reported as a2a reports them.
-  if (a.rtype == MPI_DATATYPE_NULL || (a.v() && (!a.scounts || !a.sdispls || !a.rcounts || !a.rdispls)))
-    return false;
-  // No check_comm: an intercommunicator goes to the library either way.
-  if (!claim_first_use(a.comm)) return false;
-  int P = 1;
-  if (MPI_Comm_size(a.comm, &P) != MPI_SUCCESS || P < min_ranks ||
-      gpu::any_device(a.recvbuf, a.in_place() ? nullptr : a.sendbuf)) {
-    unclaim_first_use(a.comm);
-    return false;
-  }
-  // The stats are written when asked (last_stats): this memory is cold.
-  ThreadState& ts = thread_state();
-  if (!ts.error.empty()) ts.error.clear();
-  ts.lazy = ts.first_call_marker();
-  int me = 0, type_size = 0;
-  if (a.v()) MPI_Comm_rank(a.comm, &me);
-  MPI_Type_size(a.stype, &type_size);
-  long long elements = a.v() ? 0 : static_cast<long long>(P - 1) * a.scount;
-  if (a.v())
-    for (int i = 0; i < P; ++i) elements += i != me ? a.scounts[i] : 0;
-  ts.first = {a.coll, a.v() ? 0 : P - 1, elements * type_size};
-  return true;
-}
-
 // The hot call again (hot_repeat's test passed): a2a's own algorithm on
 // it, or the library's collective, its stats left for last_stats.
 template <Collective C>
@@ -207,18 +175,6 @@ template <Collective C>
 }
 
 }  // namespace
-
-bool first_alltoall_to_library(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf,
-                               int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
-  return first_call_to_library(alltoall_args(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr));
-}
-
-bool first_alltoallv_to_library(const void* sendbuf, const int sendcounts[], const int sdispls[],
-                                MPI_Datatype sendtype, void* recvbuf, const int recvcounts[], const int rdispls[],
-                                MPI_Datatype recvtype, MPI_Comm comm) {
-  return first_call_to_library(alltoallv_args(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
-                                              recvtype, comm, nullptr));
-}
 
 }  // namespace a2a::detail
 
@@ -344,9 +300,8 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
 // builds) the driver's pointer queries are warm before the first real
 // call.  Once per process an alltoall class is priced and the rest of the
 // path (lookup, execution, stats) runs too, on MPI_COMM_SELF with one byte
-// and `native`, so no other rank takes part, and the shim's first-call
-// test on a duplicate of it; the calling thread's last stats and error
-// stay as they were.
+// and `native`, so no other rank takes part; the calling thread's last
+// stats and error stay as they were.
 extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
   using namespace a2a::detail;
   CommContext* ctx = nullptr;
@@ -383,14 +338,6 @@ extern "C" int A2A_Comm_prepare(MPI_Comm comm) {
     call<Collective::alltoall>(alltoall_args(&one, 1, MPI_BYTE, &back, 1, MPI_BYTE, MPI_COMM_SELF, "native"));
     call<Collective::alltoallv>(
         alltoallv_args(&one, &count, &displ, MPI_BYTE, &back, &count, &displ, MPI_BYTE, MPI_COMM_SELF, "native"));
-    // The shim's first-call test, on a communicator of its own: 4-6 us
-    // on cold code and memory in the application's first call otherwise.
-    MPI_Comm fresh = MPI_COMM_NULL;
-    if (MPI_Comm_dup(MPI_COMM_SELF, &fresh) == MPI_SUCCESS) {
-      first_call_to_library(alltoall_args(&one, 1, MPI_BYTE, &back, 1, MPI_BYTE, fresh, "auto"), 1);
-      forget_comm(fresh);
-      MPI_Comm_free(&fresh);
-    }
     ts.stats = stats;
     ts.lazy = nullptr;
     ts.error = error;

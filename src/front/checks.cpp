@@ -9,7 +9,7 @@
 #include <utility>
 
 #include "core/regions.hpp"
-#include "front/call.hpp"
+#include "front/cache.hpp"
 #include "gpu/gpu.hpp"
 
 namespace a2a::detail {

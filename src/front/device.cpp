@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
 #include "gpu/gpu.hpp"
 #include "schedule/gpu_plan.hpp"
 #include "select/auto.hpp"

@@ -8,7 +8,7 @@
 #include <optional>
 
 #include "core/config.hpp"
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
 #include "select/auto.hpp"
 
 namespace a2a::detail {

@@ -13,7 +13,8 @@
 
 #include "a2a/a2a.h"
 #include "core/config.hpp"
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
+#include "front/plan.hpp"
 
 namespace a2a::detail {
 namespace {

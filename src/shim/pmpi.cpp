@@ -20,8 +20,8 @@
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
-#include "core/config.hpp"
-#include "front/call.hpp"
+#include "a2a/interpose.hpp"
+#include "first_call.hpp"
 
 namespace {
 
@@ -38,7 +38,7 @@ std::map<MPI_Comm, Served>& served() {
   static std::map<MPI_Comm, Served> s;
   return s;
 }
-bool verbose() { return a2a::detail::config().verbose; }
+bool verbose() { return a2a::interpose::verbose(); }
 
 template <class F>
 int served_call(MPI_Comm comm, F&& call) {
@@ -88,7 +88,7 @@ struct MetRing {
 thread_local MetRing met_ring __attribute__((tls_model("initial-exec")));
 bool met(MPI_Comm comm) {
   MetRing& r = met_ring;
-  if (const unsigned long long freed = a2a::detail::comms_freed(); freed != r.freed) {
+  if (const unsigned long long freed = a2a::interpose::forgotten(); freed != r.freed) {
     for (MPI_Comm& c : r.comms) c = MPI_COMM_NULL;
     r.freed = freed;
   }
@@ -106,7 +106,7 @@ bool met(MPI_Comm comm) {
 // pays nothing for the check.
 extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
-  if (!met(comm) && a2a::detail::first_alltoall_to_library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
+  if (!met(comm) && a2a::shim::first_alltoall_to_library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
     return served_call(comm, [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
   const int rc = served_call(comm, [&] {
     return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
@@ -119,7 +119,7 @@ extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sen
 extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                              MPI_Comm comm) {
-  if (!met(comm) && a2a::detail::first_alltoallv_to_library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+  if (!met(comm) && a2a::shim::first_alltoallv_to_library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                               recvtype, comm))
     return served_call(comm, [&] {
       return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
@@ -136,27 +136,34 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
 // A communicator whose first call went to the library carries no a2a
 // attribute: a2a forgets it here, before its handle can name another.
 extern "C" int MPI_Comm_free(MPI_Comm* comm) {
-  if (comm) a2a::detail::forget_comm(*comm);
+  if (comm) a2a::interpose::forget(*comm);
   return PMPI_Comm_free(comm);
 }
 
 extern "C" int MPI_Comm_disconnect(MPI_Comm* comm) {
-  if (comm) a2a::detail::forget_comm(*comm);
+  if (comm) a2a::interpose::forget(*comm);
   return PMPI_Comm_disconnect(comm);
 }
+
+namespace {
+void prepare_world() {
+  A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
+  a2a::shim::warm_first_call();
+}
+}  // namespace
 
 // a2a's one-time set-up (world's layout, cold code, lazy symbol binding)
 // happens here, not inside the application's first all-to-all; the MPI
 // library's own all-to-all is not run, so it stays as cold as without the shim.
 extern "C" int MPI_Init(int* argc, char*** argv) {
   const int rc = PMPI_Init(argc, argv);
-  if (rc == MPI_SUCCESS) A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
+  if (rc == MPI_SUCCESS) prepare_world();
   return rc;
 }
 
 extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provided) {
   const int rc = PMPI_Init_thread(argc, argv, required, provided);
-  if (rc == MPI_SUCCESS) A2A_Comm_prepare(MPI_COMM_WORLD);
+  if (rc == MPI_SUCCESS) prepare_world();
   return rc;
 }
 

@@ -13,7 +13,7 @@
 
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
 #include "harness.hpp"
 #include "select/auto.hpp"
 #include "select/cost_model.hpp"

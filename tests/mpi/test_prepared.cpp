@@ -7,7 +7,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "front/call.hpp"
+#include "front/pipeline.hpp"
 #include "harness.hpp"
 
 using namespace a2a::test;

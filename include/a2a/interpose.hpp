@@ -1,0 +1,34 @@
+// For libraries that interpose on MPI (a2a's PMPI shim, src/shim/): what a2a
+// knows about communicators and calls it did not run itself.  The policy of
+// when to pass a call to the MPI library is theirs; a2a only keeps the marks
+// and the stats.
+#pragma once
+#include <mpi.h>
+
+namespace a2a::interpose {
+
+// A2A_VERBOSE=1, as a2a read it.
+bool verbose();
+// A call that names no algorithm runs "auto" (A2A_ALLTOALL / A2A_ALLTOALLV).
+bool runs_auto(bool alltoallv);
+// Device memory (CUDA builds; false elsewhere).
+bool device_memory(const void* p);
+
+// Marks `comm` as met and returns true where a2a had not met it (no context,
+// no earlier mark): its first call ran elsewhere, and the context a2a makes
+// at the next call counts it.  False while MPI is not live under a2a.
+bool claim(MPI_Comm comm);
+// Takes a claim back (the call went to a2a after all).
+void unclaim(MPI_Comm comm);
+// `comm` is being freed: a mark has no delete callback, so it goes here,
+// before the handle can name another communicator.
+void forget(MPI_Comm comm);
+// How many communicators a2a has seen freed: a cache of met handles starts
+// over when this changes.
+unsigned long long forgotten();
+
+// The calling thread's last call ran the library's collective, sending
+// `blocks` blocks of `bytes` bytes in all to others: A2A_Last_stats reports it as native.
+void served_by_library(bool alltoallv, long long blocks, long long bytes);
+
+}  // namespace a2a::interpose
