@@ -29,7 +29,6 @@ const Config& config() {
     x.tuning_file = !x.tuning_path.empty();
     if (const char* v = nonempty("A2A_COST_MODEL")) x.cost_model = v;
     if (const char* v = nonempty("A2A_TEST_SLOWDOWN")) x.test_slowdown = std::max(1.0, std::atof(v));
-    if (const char* v = nonempty("A2A_TEST_PREPARE_SECONDS")) x.test_prepare_seconds = std::max(0.0, std::atof(v));
     if (const char* v = nonempty("A2A_AUTO_TRIAL"))
       x.trial = std::strcmp(v, "off") == 0 ? Config::Trial::off : std::strcmp(v, "all") == 0 ? Config::Trial::all
                                                                                             : Config::Trial::model;

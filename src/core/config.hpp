@@ -22,9 +22,6 @@ struct Config {
   // A2A_TEST_SLOWDOWN (tests only): auto's drift samples count this many
   // times their measured time, as if the pick had turned slow; 1 unset.
   double test_slowdown = 1;
-  // A2A_TEST_PREPARE_SECONDS (tests only): preparing a call takes at least
-  // this long, as in an application that evicts a2a's state between calls.
-  double test_prepare_seconds = 0;
   // A2A_NODE_MAP, A2A_NODE_SIZES, A2A_NODE_SIZE ("" unset; core/topology.hpp).
   std::string node_map, node_sizes, node_size;
   // A2A_PROGRESS_PATIENCE (microseconds): a progress step that found a

@@ -13,6 +13,8 @@
 
 namespace a2a::detail {
 
+void (*after_prepare_for_tests)() = nullptr;
+
 void name_algorithm(Stats& st, const std::string& canonical) {
   std::strncpy(st.algorithm, canonical.c_str(), sizeof st.algorithm - 1);
   st.named_from = 0;
@@ -83,12 +85,32 @@ bool native_bytes_fits(const Prepared& p) {
   };
   return !big(p.sbytes) && !big(p.rbytes) && !big(p.soff) && !big(p.roff);
 }
-int native_bytes(const CallArgs& a, Prepared& p, const char* send, char* recv, Stats& st) {
+// Blocking, the library's call; in an operation, its nonblocking form, awaited.
+Task<int> native_op(const CallArgs& a, Prepared& p, Stats& st) {
+  if (blocking_now()) co_return run_native(a, p, st);
   native_stats(a, p, st);
   MPI_Comm on;
-  if (const int rc = native_comm(a, *p.ctx, on)) return rc;
+  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
+  Requests r(1);
+  if (!a.v())
+    r.note(PMPI_Ialltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on, r.add()));
+  else
+    r.note(PMPI_Ialltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on,
+                           r.add()));
+  co_return co_await wait(r);
+}
+Task<int> native_bytes(const CallArgs& a, Prepared& p, const char* send, char* recv, Stats& st) {
+  native_stats(a, p, st);
+  MPI_Comm on;
+  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
   const int n = static_cast<int>(p.bs);
-  if (!a.v()) return PMPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on);
+  const bool blocking = blocking_now();
+  Requests r(1);
+  if (!a.v()) {
+    if (blocking) co_return PMPI_Alltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on);
+    r.note(PMPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on, r.add()));
+    co_return co_await wait(r);
+  }
   const size_t P = static_cast<size_t>(p.P);
   std::vector<int> c(4 * P);
   for (size_t i = 0; i < P; ++i) {
@@ -97,34 +119,12 @@ int native_bytes(const CallArgs& a, Prepared& p, const char* send, char* recv, S
     c[2 * P + i] = static_cast<int>(p.rbytes[i]);
     c[3 * P + i] = static_cast<int>(p.roff[i]);
   }
-  return PMPI_Alltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P, MPI_BYTE, on);
-}
-
-// A fallback exchanges its own metadata: the plan's log is the algorithm's.
-const UniformCall& without_plan(const UniformCall& c) { return c; }
-VarCall without_plan(const VarCall& c) {
-  VarCall v = c;
-  v.plan = nullptr;
-  return v;
-}
-
-UniformFn entry(const Resolved& r, const UniformCall*) { return r.info->uniform; }
-VarFn entry(const Resolved& r, const VarCall*) { return r.info->varying; }
-
-// The algorithm on the block view, or the registry's fallback where it
-// cannot run this call (decided from values every rank shares).
-template <class Call>
-int run_entry(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  const int tag = p.ctx->next_op_tag();
-  const Result r = drive_blocking(entry(res, &call)(call, res.params), tag);
-  if (!r.fell_back()) return r.code();
-  Resolved storage;
-  const Resolved& fb = fallback_of(res, p, storage);
-  if (fb.info->private_comm)
-    if (const int rc = p.ctx->open_private()) return rc;
-  restart_stats(p, st, fb.canonical);
-  const Result again = drive_blocking(entry(fb, &call)(without_plan(call), fb.params), tag);
-  return again.fell_back() ? MPI_ERR_INTERN : again.code();  // fallbacks run every call
+  if (blocking)
+    co_return PMPI_Alltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P,
+                             MPI_BYTE, on);
+  r.note(PMPI_Ialltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P, MPI_BYTE,
+                         on, r.add()));
+  co_return co_await wait(r);
 }
 
 // Block i of one side in the user's buffer: its byte offset and elements.
@@ -198,24 +198,61 @@ VarCall var_view(const Prepared& p, const BlockView& view, Stats& st, long long 
                  *p.ctx, st, global_max, os, log};
 }
 
-// Both collectives, one pipeline: native, or the block view, a2a's
-// algorithm on it, and the received blocks unpacked.
-int run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st) {
+// Both collectives and every mode, the one way to an algorithm: native,
+// or the block view, a2a's algorithm on it (the registry's fallback where
+// it cannot run the call) and the received blocks unpacked.  os: an
+// operation's scratch (null: the context's).  kept: where given, an
+// alltoall of a2a's on the user's buffers leaves its view there unless it
+// fell back (the hot call and an operation's next start run it straight).
+Task<int> run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st,
+                     OpScratch* os, std::optional<UniformCall>* kept = nullptr) {
   CommContext& ctx = *p.ctx;
   const bool v = a.v();
-  if (!v && p.bs == 0) return MPI_SUCCESS;
+  if (!v && p.bs == 0) co_return MPI_SUCCESS;
   const bool native = library_own(res, v);
-  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) return run_native(a, p, st);
+  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) co_return co_await native_op(a, p, st);
   // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
   if (!native && res.info->private_comm)
-    if (const int rc = ctx.open_private()) return rc;
-  ctx.scratch.begin_call();
+    if (const int rc = ctx.open_private()) co_return rc;
+  if (os)
+    os->begin_call();
+  else
+    ctx.scratch.begin_call();
   BlockView view;
-  if (const int rc = view_blocks(a, p, ctx.scratch, st, view)) return rc;
-  const int rc = native ? native_bytes(a, p, view.send, view.recv, st)
-                 : v    ? run_entry(var_view(p, view, st, global_max, nullptr), res, p, st)
-                        : run_entry(uniform_view(p, view, st, nullptr), res, p, st);
-  return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
+  if (const int rc = view_blocks(a, p, os ? os->of(ctx) : ctx.scratch, st, view)) co_return rc;
+  int rc = MPI_SUCCESS;
+  if (native) {
+    rc = co_await native_bytes(a, p, view.send, view.recv, st);
+  } else {
+    // A blocking call takes its tag here: ranks agree on when a2a's
+    // algorithm runs, not on which calls go the hot way.
+    if (OpState* op = current_op(); op && op->blocking) op->tag = ctx.next_op_tag();
+    std::optional<UniformCall> uc;
+    std::optional<VarCall> vc;
+    Result r = MPI_SUCCESS;
+    if (v)
+      r = co_await res.info->varying(vc.emplace(var_view(p, view, st, global_max, os)), res.params);
+    else
+      r = co_await res.info->uniform(uc.emplace(uniform_view(p, view, st, os)), res.params);
+    if (r.fell_back()) {  // decided from values every rank shares: all fall back alike
+      Resolved storage;
+      const Resolved& fb = fallback_of(res, p, storage);
+      if (fb.info->private_comm)
+        if ((rc = ctx.open_private())) co_return rc;
+      restart_stats(p, st, fb.canonical);
+      if (v) {
+        vc->plan = nullptr;  // a fallback exchanges its own metadata: the plan's log is the algorithm's
+        r = co_await fb.info->varying(*vc, fb.params);
+      } else {
+        r = co_await fb.info->uniform(*uc, fb.params);
+      }
+      if (r.fell_back()) r = MPI_ERR_INTERN;  // fallbacks run every call
+    } else if (kept && uc && p.send_direct && p.recv_direct) {
+      kept->emplace(*uc);
+    }
+    rc = r.code();
+  }
+  co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
 }
 
 }  // namespace
@@ -298,33 +335,39 @@ const Resolved& native_of(Collective coll) {
 
 namespace {
 
-// p's algorithm as decided; the library's own collective runs as run_blocks
-// would, without its frame, and marks p for the hot call (capi.cpp), so
-// that the next call, its counts changed or not, skips preparing.
-int run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st) {
-  if (library_own(p.chosen, a.v()) && a.stype == a.rtype && (a.v() || p.bs > 0)) {
-    const int rc = run_native(a, p, st);
-    p.native_decided = p.P > 1 || p.ctx->comm != MPI_COMM_NULL;
-    return rc;
+// p's algorithm as decided.  A blocking call marks p for the hot call
+// (capi.cpp): the library's own collective on the user's arguments, or
+// a2a's alltoall (alltoallv's hot calls may bring new counts, which p's
+// block view would not follow).
+Task<int> run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st, OpScratch* os,
+                     std::optional<UniformCall>* kept = nullptr) {
+  const int rc = co_await run_blocks(a, p, p.chosen, hi, st, os, kept);
+  if (blocking_now()) {
+    const bool native = library_own(p.chosen, a.v()) && a.stype == a.rtype && (a.v() || p.bs > 0);
+    p.native_decided = native && (p.P > 1 || p.ctx->comm != MPI_COMM_NULL);
+    p.own_decided = !native && !a.v();
   }
-  // alltoallv's hot calls may bring new counts (hot_new_blocks), which p's
-  // block view would not follow
-  p.own_decided = !a.v();
-  return run_blocks(a, p, p.chosen, hi, st);
+  co_return rc;
 }
 
-// A call of auto's class c off the hot path: a trial call (its candidate
-// runs, timed), the first call after the class's decision changed (bind:
-// p follows it), or a decided call at its event (timed where it is a
-// sample; the drift agreement where one is due).
-int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, bool bind, Stats& st,
-               std::string& msg) {
+// A call of auto's class c: a trial call (its candidate runs), the first
+// call after the class's decision changed (bind: p follows it), or a
+// decided call at its event (a sample; the drift agreement where one is
+// due).  Only blocking calls are timed and count towards events: an
+// operation's time from start to completion is its overlap's, not its
+// cost, and its events' agreements would block.
+Task<int> class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, bool bind, Stats& st,
+                     OpScratch* os, std::string& msg) {
   CommContext& ctx = *p.ctx;
   const long long hi = g ? g->hi : -1;
+  const bool timed = blocking_now();
+  // An operation runs a copy: the class's decision may change while it waits.
+  std::optional<Resolved> copied;
   if (c.trial) {
-    const AutoDecision& d = trial_candidate(c);
-    name_algorithm(st, d.resolved.canonical);
+    const Resolved& res = timed ? trial_candidate(c).resolved : copied.emplace(trial_candidate(c).resolved);
+    name_algorithm(st, res.canonical);
     st.decided_by = kByTrial;
+    if (!timed) co_return co_await run_blocks(a, p, res, hi, st, os);
     ThreadState& ts = thread_state();
     // From the call's start (where call() noted it), as its decided calls
     // will cost: both pay their way in (native's hot call less than this
@@ -332,12 +375,12 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     // skips preparing new counts (hot_new_blocks), which a2a's cannot.
     // Timed by its run alone, native at P = 2 looked 0.1 us faster than its
     // decided calls ran and kept small calls from `shm`, 0.8 of it.
-    const bool native = library_own(d.resolved, a.v());
+    const bool native = library_own(res, a.v());
     const double t0 = ts.call_began <= 0 ? MPI_Wtime() : ts.call_began + (native && a.v() ? p.prepare_seconds : 0);
-    const int rc = run_blocks(a, p, d.resolved, hi, st);
+    const int rc = co_await run_blocks(a, p, res, hi, st, os);
     const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
     ts.time_next_call = c.trial;  // calls in between (another collective's) leave it armed
-    return e ? e : rc;
+    co_return e ? e : rc;
   }
   if (bind && p.class_generation != c.generation) {
     p.native_decided = p.own_decided = false;
@@ -348,19 +391,72 @@ int class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global* g, b
     st.named_from = 0;  // the name copied afresh
     begin_stats(st, p);
   }
-  const Resolved& res = bind ? p.chosen : c.decision.resolved;
+  const Resolved& res = bind ? p.chosen : timed ? c.decision.resolved : copied.emplace(c.decision.resolved);
   if (!bind) {
     name_algorithm(st, res.canonical);
     st.decided_by = c.decision.source;
   }
-  if (c.since < c.next_event) return bind ? run_chosen(a, p, hi, st) : run_blocks(a, p, res, hi, st);
-  const double t0 = MPI_Wtime();  // every event is a sample
-  const int rc = bind ? run_chosen(a, p, hi, st) : run_blocks(a, p, res, hi, st);
-  if (const int e = class_event(ctx, c, MPI_Wtime() - t0, call_bytes(p), p.prepare_seconds, msg)) return e;
-  return rc;
+  // No co_await in a conditional expression: GCC 12 evaluates both.
+  const bool sample = timed && c.since >= c.next_event;
+  const double t0 = sample ? MPI_Wtime() : 0;  // every event is a sample
+  int rc = MPI_SUCCESS;
+  if (bind)
+    rc = co_await run_chosen(a, p, hi, st, os);
+  else
+    rc = co_await run_blocks(a, p, res, hi, st, os);
+  if (!sample) co_return rc;
+  if (const int e = class_event(ctx, c, MPI_Wtime() - t0, call_bytes(p), p.prepare_seconds, msg)) co_return e;
+  co_return rc;
 }
 
 }  // namespace
+
+// The pipeline of every call below the hot call's test, driven to
+// completion in place (execute) or as an operation (nonblocking.cpp):
+// device buffers, auto's first call on a communicator, the choice, its
+// class, then run_blocks.
+Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch* os,
+                        std::string& msg, std::optional<UniformCall>* kept) {
+  ++p.ctx->calls;  // hot calls (capi.cpp) not counted: by then one was
+  // An operation's device call completes here (docs/gpu.md).
+  if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);
+  const long long hi = g ? g->hi : -1;
+  // auto's first call on a communicator runs native without deciding:
+  // deciding may measure the machine, and an algorithm of a2a's needs the
+  // private duplicate first (both collective), which cost more than any
+  // algorithm wins in one call; a program that calls once on a
+  // communicator (FFTW makes one per plan) never pays them.
+  const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
+  if (!first_call)
+    if (const int rc = decide(p, g, false, msg)) co_return rc;
+  begin_stats(st, p);
+  if (first_call) {
+    const Resolved& native = native_of(a.coll);
+    st.decided_by = kFirstCall;
+    name_algorithm(st, native.canonical);
+    co_return co_await run_blocks(a, p, native, hi, st, os);
+  }
+  const bool counted = blocking_now();  // events count blocking calls (class_call)
+  if (p.decided) {  // a named spec, or the auto class p follows
+    ClassState* c = p.cls.get();
+    if (c && ((counted ? ++c->since >= c->next_event : c->trial) || p.class_generation != c->generation))
+      co_return co_await class_call(a, p, *c, g, true, st, os, msg);
+    co_return co_await run_chosen(a, p, hi, st, os, kept);
+  }
+  // alltoallv auto on the global mean and largest block
+  Global sizes;
+  if (!g) {
+    std::string ignored;  // local mode: the sizes only (the checks stay local)
+    if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
+    g = &sizes;
+  }
+  std::shared_ptr<ClassState> c;
+  const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
+  if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, c, msg)) co_return rc;
+  if (counted) ++c->since;
+  co_return co_await class_call(a, p, *c, g, false, st, os, msg);
+}
+
 
 int record_plan_meta(Prepared& p, const Global& g) {
   const Resolved& res = p.chosen;
@@ -387,57 +483,17 @@ int run_hot_own(const CallArgs& a, Prepared& p, Stats& st) {
     if (!r.fell_back()) return r.code();
     p.hot_view.reset();
     begin_stats(st, p);
-  } else if (p.send_direct && p.recv_direct && p.bs > 0) {
-    BlockView view;
-    if (const int rc = view_blocks(a, p, p.ctx->scratch, st, view)) return rc;
-    p.hot_view.emplace(uniform_view(p, view, st, nullptr));
   }
-  return run_blocks(a, p, p.chosen, -1, st);
+  return drive_blocking(run_blocks(a, p, p.chosen, -1, st, nullptr, &p.hot_view), 1);
 }
 
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
-  ++p.ctx->calls;  // hot calls (capi.cpp) not counted: by then one was
-  if (p.where.device || (g && g->where.device)) return device_call(a, p, st, msg);
-  if (p.decided) {  // the hot path: a named spec, or the auto class p follows
-    begin_stats(st, p);
-    ClassState* c = p.cls.get();
-    if (__builtin_expect(c != nullptr, 0) && (++c->since >= c->next_event || p.class_generation != c->generation))
-      return class_call(a, p, *c, g, true, st, msg);
-    return run_chosen(a, p, g ? g->hi : -1, st);
-  }
-  // auto's first call on a communicator runs native without deciding:
-  // deciding may measure the machine, and an algorithm of a2a's needs the
-  // private duplicate first (both collective), which cost more than any
-  // algorithm wins in one call; a program that calls once on a
-  // communicator (FFTW makes one per plan) never pays them.
-  const bool first_call = !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
-  if (!first_call)
-    if (const int rc = decide(p, g, false, msg)) return rc;
-  begin_stats(st, p);
-  if (first_call) {
-    const Resolved& native = native_of(a.coll);
-    st.decided_by = kFirstCall;
-    name_algorithm(st, native.canonical);
-    return run_blocks(a, p, native, g ? g->hi : -1, st);
-  }
-  if (p.decided) {
-    ClassState* c = p.cls.get();
-    if (c && (++c->since >= c->next_event || p.class_generation != c->generation))
-      return class_call(a, p, *c, g, true, st, msg);
-    return run_chosen(a, p, g ? g->hi : -1, st);
-  }
-  // alltoallv auto on the global mean and largest block
-  Global sizes;
-  if (!g) {
-    std::string ignored;  // local mode: the sizes only (the checks stay local)
-    if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) return rc;
-    g = &sizes;
-  }
-  std::shared_ptr<ClassState> c;
-  const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
-  if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, c, msg)) return rc;
-  ++c->since;
-  return class_call(a, p, *c, g, false, st, msg);
+  return drive_blocking(execute_op(a, p, g, st, nullptr, msg, nullptr), 1).code();
+}
+
+bool own_start(const Prepared& p) {
+  return p.decided && !p.cls && !p.args.v() && p.send_direct && p.recv_direct && p.bs > 0 && !p.where.device &&
+         p.chosen.info->uniform;
 }
 
 int run_call(ThreadState& ts, const CallArgs& a, bool do_agree, Stats& st, std::string& msg) {
@@ -464,9 +520,7 @@ int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, St
       }
     err = prepare(a, *ctx, *fresh, msg);
     p = fresh.get();
-    if (__builtin_expect(config().test_prepare_seconds > 0, 0))
-      while (MPI_Wtime() - t0 < config().test_prepare_seconds) {
-      }
+    if (__builtin_expect(after_prepare_for_tests != nullptr, 0)) after_prepare_for_tests();
     prepared_in = MPI_Wtime() - t0;
   }
   Global g;
@@ -484,156 +538,6 @@ int run_found(ThreadState& ts, const CallArgs& a, Prepared* p, bool do_agree, St
   const int rc = execute(a, *p, do_agree ? &g : nullptr, st, msg);
   p->prepare_seconds = 0;
   return rc;
-}
-
-// ---- nonblocking operations (front/nonblocking.cpp) ----
-
-namespace {
-
-// The library's own nonblocking collective on the user's arguments.
-Task<int> native_op(const CallArgs& a, Prepared& p, Stats& st) {
-  native_stats(a, p, st);
-  MPI_Comm on;
-  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
-  Requests r(1);
-  if (!a.v())
-    r.note(PMPI_Ialltoall(a.sendbuf, a.scount, a.stype, a.recvbuf, a.rcount, a.rtype, on, r.add()));
-  else
-    r.note(PMPI_Ialltoallv(a.sendbuf, a.scounts, a.sdispls, a.stype, a.recvbuf, a.rcounts, a.rdispls, a.rtype, on,
-                           r.add()));
-  co_return co_await wait(r);
-}
-
-// The same on the block view in bytes (send and receive types differ).
-Task<int> native_bytes_op(const CallArgs& a, Prepared& p, const char* send, char* recv, Stats& st) {
-  native_stats(a, p, st);
-  MPI_Comm on;
-  if (const int rc = native_comm(a, *p.ctx, on)) co_return rc;
-  const int n = static_cast<int>(p.bs);
-  Requests r(1);
-  std::vector<int> c;
-  if (!a.v()) {
-    r.note(PMPI_Ialltoall(send, n, MPI_BYTE, recv, n, MPI_BYTE, on, r.add()));
-  } else {
-    const size_t P = static_cast<size_t>(p.P);
-    c.resize(4 * P);
-    for (size_t i = 0; i < P; ++i) {
-      c[i] = static_cast<int>(p.sbytes[i]);
-      c[P + i] = static_cast<int>(p.soff[i]);
-      c[2 * P + i] = static_cast<int>(p.rbytes[i]);
-      c[3 * P + i] = static_cast<int>(p.roff[i]);
-    }
-    r.note(PMPI_Ialltoallv(send, c.data(), c.data() + P, MPI_BYTE, recv, c.data() + 2 * P, c.data() + 3 * P,
-                           MPI_BYTE, on, r.add()));
-  }
-  co_return co_await wait(r);
-}
-
-// The registry's fallback of res, where res could not run the call.
-template <class Call>
-Task<int> fallback_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  Resolved storage;
-  const Resolved& fb = fallback_of(res, p, storage);
-  if (fb.info->private_comm)
-    if (const int rc = p.ctx->open_private()) co_return rc;
-  restart_stats(p, st, fb.canonical);
-  const auto fb_call = without_plan(call);
-  const Result again = co_await entry(fb, &call)(fb_call, fb.params);
-  co_return again.fell_back() ? MPI_ERR_INTERN : again.code();
-}
-
-// An a2a algorithm on the view, the registry's fallback where it cannot run.
-template <class Call>
-Task<int> entry_op(const Call& call, const Resolved& res, const Prepared& p, Stats& st) {
-  const Result r = co_await entry(res, &call)(call, res.params);
-  if (!r.fell_back()) co_return r.code();
-  co_return co_await fallback_op(call, res, p, st);
-}
-
-}  // namespace
-
-// run_blocks as an operation, after execute's choice: its packing regions
-// and its algorithm's scratch the operation's own.  One frame around the
-// algorithm's (with the fallback's): each costs a start about 50
-// instructions.
-Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os, std::string& msg) {
-  ++p.ctx->calls;
-  if (p.where.device || (g && g->where.device)) co_return device_call(a, p, st, msg);  // completes here (docs/gpu.md)
-  const bool first_call = !p.decided && !p.named.info && p.ctx->comm == MPI_COMM_NULL && p.ctx->calls == 1;
-  if (!first_call)
-    if (const int rc = decide(p, g, false, msg)) co_return rc;
-  Global sizes;
-  std::shared_ptr<ClassState> per_call;
-  ClassState* c = p.cls.get();
-  if (!first_call && !p.decided) {  // alltoallv auto on the global mean and largest block
-    if (!g) {
-      std::string ignored;
-      if (const int rc = agree(p, MPI_SUCCESS, sizes, ignored)) co_return rc;
-      g = &sizes;
-    }
-    const long long mean = g->sent / (static_cast<long long>(p.P) * p.P);
-    if (const int rc = auto_class(*p.ctx, Collective::alltoallv, mean, g->hi, per_call, msg)) co_return rc;
-    c = per_call.get();
-  }
-  begin_stats(st, p);
-  // The algorithm: p's own (p is the operation's while it runs), or, for
-  // auto's first call on a communicator (native, as a blocking one) or a
-  // class, a copy (a class's decision may change meanwhile).  A class in
-  // its trial runs the candidate of its turn, untimed (the trial advances
-  // on blocking calls).
-  const Resolved* res = &p.chosen;
-  std::optional<Resolved> copied;
-  if (first_call || c) {
-    res = &copied.emplace(first_call ? native_of(a.coll)
-                          : c->trial ? trial_candidate(*c).resolved
-                                     : c->decision.resolved);
-    name_algorithm(st, res->canonical);
-    st.decided_by = first_call ? kFirstCall : c->trial ? kByTrial : c->decision.source;
-  }
-  const long long global_max = g ? g->hi : -1;
-  CommContext& ctx = *p.ctx;
-  const bool v = a.v();
-  if (!v && p.bs == 0) co_return MPI_SUCCESS;
-  const bool native = library_own(*res, v);
-  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) co_return co_await native_op(a, p, st);
-  if (!native && res->info->private_comm)
-    if (const int rc = ctx.open_private()) co_return rc;
-  os.begin_call();
-  BlockView view;
-  if (const int rc = view_blocks(a, p, os.of(ctx), st, view)) co_return rc;
-  int rc = MPI_SUCCESS;
-  if (native) {
-    rc = co_await native_bytes_op(a, p, view.send, view.recv, st);
-  } else if (v) {
-    const VarCall call = var_view(p, view, st, global_max, &os);
-    rc = co_await entry_op(call, *res, p, st);
-  } else {
-    const UniformCall call = uniform_view(p, view, st, &os);
-    rc = co_await entry_op(call, *res, p, st);
-  }
-  co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
-}
-
-bool own_start(const Prepared& p) {
-  return p.decided && !p.cls && !p.args.v() && p.send_direct && p.recv_direct && p.bs > 0 && !p.where.device &&
-         p.chosen.info->uniform;
-}
-
-Task<Result> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os, std::optional<UniformCall>& kept) {
-  begin_stats(st, p);
-  CommContext& ctx = *p.ctx;
-  if (p.chosen.info->private_comm)
-    if (const int rc = ctx.open_private()) co_return rc;
-  os.begin_call();
-  BlockView view;
-  if (const int rc = view_blocks(a, p, os.of(ctx), st, view)) co_return rc;
-  const UniformCall call = uniform_view(p, view, st, &os);
-  const Result r = co_await p.chosen.info->uniform(call, p.chosen.params);
-  if (!r.fell_back()) {
-    kept.emplace(call);
-    co_return r.code();
-  }
-  co_return co_await fallback_op(call, p.chosen, p, st);
 }
 
 }  // namespace a2a::detail

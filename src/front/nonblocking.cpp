@@ -39,7 +39,7 @@ struct Operation {
   // cache's lookup, nor gives it back there at completion.
   HotCall hot;
   // The block view its last run of a2a's own algorithm ran on, where that
-  // did not fall back (own_op): a start from `hot` runs the algorithm on it
+  // did not fall back (run_full): a start from `hot` runs the algorithm on it
   // straight, as the blocking hot call runs on Prepared::hot_view.  Its
   // stats and scratch are this operation's.
   std::optional<UniformCall> view;
@@ -161,13 +161,12 @@ void run_until_wait(Operation& op) {
   }
 }
 
-// The way to op's algorithm: execute's choice, or a2a's own alltoall
-// algorithm through own_op.
+// The way to op's algorithm: the blocking calls' pipeline, which keeps the
+// view of a2a's own alltoall algorithm for the next start.
 void run_full(Operation& op) {
   op.view.reset();
-  op.task = own_start(*op.prepared)
-                ? own_op(op.args, *op.prepared, op.stats, op.scratch, op.view)
-                : execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, op.scratch, op.error);
+  op.task = execute_op(op.args, *op.prepared, op.agreed ? &op.global : nullptr, op.stats, &op.scratch, op.error,
+                       own_start(*op.prepared) ? &op.view : nullptr);
   run_until_wait(op);
 }
 

@@ -173,7 +173,11 @@ inline double call_bytes(const Prepared& p) {
 void name_algorithm(Stats& st, const std::string& canonical);
 // The registry's native for coll, for auto's first call on a communicator.
 const Resolved& native_of(Collective coll);
-// Runs a prepared call whose arguments every rank has checked.
+// Tests only: runs after a call is prepared anew (null: nothing), e.g. to
+// make preparing cost what it does where the application evicts a2a's state.
+extern void (*after_prepare_for_tests)();
+// Runs a prepared call whose arguments every rank has checked: execute_op
+// driven to completion.
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg);
 // The message of an error found on another rank.
 int failed(int err, std::string& msg);
@@ -181,18 +185,19 @@ int failed(int err, std::string& msg);
 // ---- device (device.cpp) ----
 int device_call(const CallArgs& a, Prepared& p, Stats& st, std::string& msg);
 
-// ---- nonblocking (execute.cpp, nonblocking.cpp) ----
-// execute as an operation on the engine: the same choice, the algorithm
-// run on the operation's own scratch; device buffers complete inside.
-Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch& os,
-                        std::string& msg);
-// A start of a2a's own alltoall on p, decided for it by name, its types
-// gap-free (the nonblocking hot call: one frame around the algorithm's,
-// no choice made again), and that operation.  Where the algorithm ran
-// without falling back, `kept` holds its block view (in the operation's
-// stats and scratch) for the next start with the same arguments to run
-// the algorithm on straight.
+// ---- every mode (execute.cpp) ----
+// The pipeline below the hot call's test: device buffers, auto's first
+// call, the choice and its class, then the algorithm (or the library's
+// collective) on the block view.  execute drives it to completion in
+// place; an operation (nonblocking.cpp) runs it on the engine with its own
+// scratch `os` (device buffers complete inside).  Only blocking calls are
+// timed for auto's trial and events.  kept: see own_start.
+Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& st, OpScratch* os,
+                        std::string& msg, std::optional<UniformCall>* kept = nullptr);
+// Whether p is decided for a2a's own alltoall by name, its types gap-free:
+// an operation's run then keeps its block view in `kept` (where the
+// algorithm did not fall back), in the operation's stats and scratch, for
+// the next start with the same arguments to run the algorithm on straight.
 bool own_start(const Prepared& p);
-Task<Result> own_op(const CallArgs& a, Prepared& p, Stats& st, OpScratch& os, std::optional<UniformCall>& kept);
 
 }  // namespace a2a::detail

@@ -650,6 +650,12 @@ TEST_F(Auto, DecidedNativeWithNewCountsStaysHot) {
 // to native, on every rank alike.
 TEST_F(Auto, TrialCountsWhatA2aCallsPayBeyondTheirRun) {
   if (!std::getenv("A2A_TEST_PREPARE_SECONDS")) GTEST_SKIP() << "A2A_TEST_PREPARE_SECONDS runs only";
+  static const double prepare_seconds = std::atof(std::getenv("A2A_TEST_PREPARE_SECONDS"));
+  a2a::detail::after_prepare_for_tests = [] {
+    const double t0 = MPI_Wtime();
+    while (MPI_Wtime() - t0 < prepare_seconds) {
+    }
+  };
   int rank, P;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &P);
@@ -668,6 +674,7 @@ TEST_F(Auto, TrialCountsWhatA2aCallsPayBeyondTheirRun) {
   EXPECT_EQ(r.algorithm, "native");
   EXPECT_EQ(agreed_choice(comm).first, r.algorithm);
   MPI_Comm_free(&comm);
+  a2a::detail::after_prepare_for_tests = nullptr;
 }
 
 // A2A_AUTO_TRIAL=all: a tuning file's entry is tried against native too,
