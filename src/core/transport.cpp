@@ -107,6 +107,32 @@ int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes
   return r.wait_all();
 }
 
+Task<int> exchange_replace(void* buf, MPI_Datatype type, size_t bytes, int dst, int src, MPI_Comm comm,
+                           Stats& stats) {
+#ifdef A2A_SMPI
+  const bool in_place = false;
+#else
+  const bool in_place = blocking_now();
+#endif
+  int rc = MPI_SUCCESS;
+  if (in_place) {
+    rc = MPI_Sendrecv_replace(buf, 1, type, dst, op_tag(), src, op_tag(), comm, MPI_STATUS_IGNORE);
+  } else {  // the send must leave before the blocks are overwritten
+    std::vector<char> packed(bytes);
+    Requests r(2);
+    r.note(MPI_Irecv(packed.data(), static_cast<int>(bytes), MPI_BYTE, src, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(buf, 1, type, dst, op_tag(), comm, r.add()));
+    rc = co_await wait(r);
+    int position = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_Unpack(packed.data(), static_cast<int>(bytes), &position, buf, 1, type, comm);
+  }
+  if (rc != MPI_SUCCESS) co_return rc;
+  stats.count_message(dst, bytes);
+  stats.bytes_sent += static_cast<long long>(bytes);
+  ++stats.waits;
+  co_return MPI_SUCCESS;
+}
+
 int make_bytes_type(size_t bytes, MPI_Datatype* out) {
   const size_t limit = max_message_bytes();
   if (bytes <= limit) return MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, out);

@@ -171,6 +171,15 @@ inline Exchanged exchanged(const void* sbuf, size_t sbytes, int dst, void* rbuf,
   return Exchanged{sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats, std::nullopt};
 }
 
+// co_await exchange_replace(...): the blocks of `buf` that `type` selects
+// (`bytes` of data) go to dst and are replaced by src's; counted as one
+// message and one wait.  Blocking, MPI_Sendrecv_replace; nonblocking, and
+// in the simulated build, the blocks are received into a packed copy and
+// unpacked into place once the send has left (SMPI 3.32's
+// MPI_Sendrecv_replace overruns its own buffer with sparse derived types).
+Task<int> exchange_replace(void* buf, MPI_Datatype type, size_t bytes, int dst, int src, MPI_Comm comm,
+                           Stats& stats);
+
 // Collectives nested in an algorithm (the largest block, tuna-hier's size
 // exchange): the MPI library's own where the operation blocks; messages
 // with the operation's tag where it does not, since operations in flight
