@@ -1,6 +1,7 @@
 #include "core/transport.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <vector>
 
@@ -215,6 +216,25 @@ Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm co
   for (int i = 0; i < P; ++i)
     std::copy_n(slots.begin() + static_cast<long>(i * block), block, recv + static_cast<size_t>((me - i + P) % P) * block);
   co_return MPI_SUCCESS;
+}
+
+Task<int> alltoall_blocks(const char* send, char* recv, size_t bytes, MPI_Comm comm) {
+  OwnedType block;
+  int rc = make_bytes_type(bytes, block.out());
+  if (rc == MPI_SUCCESS) rc = block.commit();
+  if (rc != MPI_SUCCESS) co_return rc;
+  if (blocking_now()) co_return PMPI_Alltoall(send, 1, block.get(), recv, 1, block.get(), comm);
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  std::memcpy(recv + me * bytes, send + me * bytes, bytes);
+  Requests r(2 * static_cast<size_t>(P));
+  for (int i = 1; i < P; ++i) {
+    const int from = (me - i + P) % P, to = (me + i) % P;
+    r.note(MPI_Irecv(recv + from * bytes, 1, block.get(), from, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(send + to * bytes, 1, block.get(), to, op_tag(), comm, r.add()));
+  }
+  co_return co_await wait(r);
 }
 
 }  // namespace a2a::detail

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/datatype.hpp"
 #include "core/engine.hpp"
 
 namespace a2a::detail {
@@ -193,6 +194,11 @@ Task<int> allreduce_max(long long& v, MPI_Comm comm);
 Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm,
                       const std::vector<schedule::Step>& bruck);
 
+// Alltoall of one `bytes`-byte block per rank over comm, block i of send to
+// rank i (any size: one datatype of `bytes` bytes; stats are the caller's).
+// Blocking, the MPI library's alltoall; nonblocking, spread-out: every
+// receive and send posted at once, this rank's own block copied.
+Task<int> alltoall_blocks(const char* send, char* recv, size_t bytes, MPI_Comm comm);
 
 // A datatype of exactly `bytes` contiguous bytes (any size, int-safe).
 int make_bytes_type(size_t bytes, MPI_Datatype* out);
