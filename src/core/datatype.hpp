@@ -45,4 +45,11 @@ class OwnedType {
   MPI_Datatype t_ = MPI_DATATYPE_NULL;
 };
 
+// p as an absolute address, for datatypes used with MPI_BOTTOM.
+inline MPI_Aint address(const void* p) {
+  MPI_Aint a = 0;
+  MPI_Get_address(p, &a);
+  return a;
+}
+
 }  // namespace a2a::detail
