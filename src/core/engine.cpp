@@ -112,6 +112,8 @@ constinit Pending pending_list;
 // another does; below it the program's calls into MPI (and a2a) take
 // turns, and the list needs no lock.  Asked of MPI once (0: not yet).
 std::atomic<int> thread_level_known{0};  // 1: below MULTIPLE, 2: MULTIPLE
+}  // namespace
+
 bool threads_multiple() {
   int known = thread_level_known.load(std::memory_order_relaxed);
   if (__builtin_expect(known == 0, 0)) {
@@ -122,6 +124,8 @@ bool threads_multiple() {
   }
   return known == 2;
 }
+
+namespace {
 // f on the list, under its lock where threads may race.
 template <class F>
 void with_pending(F f) {

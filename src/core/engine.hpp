@@ -219,6 +219,8 @@ extern std::atomic<int> pending_count;
 // operation depends on this one's progress: every other one it started
 // has completed here.
 bool wait_alone(OpState& op);
+// Whether MPI provides MPI_THREAD_MULTIPLE (asked of MPI once).
+bool threads_multiple();
 inline void progress_pending() {
   if (__builtin_expect(pending_count.load(std::memory_order_relaxed) != 0, 0)) progress_pending_slow();
 }

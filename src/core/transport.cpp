@@ -1,6 +1,7 @@
 #include "core/transport.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <cstdlib>
 #include <vector>
 
@@ -107,6 +108,32 @@ int exchange(const void* sbuf, size_t sbytes, int dst, void* rbuf, size_t rbytes
   return r.wait_all();
 }
 
+Task<int> exchange_replace(void* buf, MPI_Datatype type, size_t bytes, int dst, int src, MPI_Comm comm,
+                           Stats& stats) {
+#ifdef A2A_SMPI
+  const bool in_place = false;
+#else
+  const bool in_place = blocking_now();
+#endif
+  int rc = MPI_SUCCESS;
+  if (in_place) {
+    rc = MPI_Sendrecv_replace(buf, 1, type, dst, op_tag(), src, op_tag(), comm, MPI_STATUS_IGNORE);
+  } else {  // the send must leave before the blocks are overwritten
+    std::vector<char> packed(bytes);
+    Requests r(2);
+    r.note(MPI_Irecv(packed.data(), static_cast<int>(bytes), MPI_BYTE, src, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(buf, 1, type, dst, op_tag(), comm, r.add()));
+    rc = co_await wait(r);
+    int position = 0;
+    if (rc == MPI_SUCCESS) rc = MPI_Unpack(packed.data(), static_cast<int>(bytes), &position, buf, 1, type, comm);
+  }
+  if (rc != MPI_SUCCESS) co_return rc;
+  stats.count_message(dst, bytes);
+  stats.bytes_sent += static_cast<long long>(bytes);
+  ++stats.waits;
+  co_return MPI_SUCCESS;
+}
+
 int make_bytes_type(size_t bytes, MPI_Datatype* out) {
   const size_t limit = max_message_bytes();
   if (bytes <= limit) return MPI_Type_contiguous(static_cast<int>(bytes), MPI_BYTE, out);
@@ -189,6 +216,25 @@ Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm co
   for (int i = 0; i < P; ++i)
     std::copy_n(slots.begin() + static_cast<long>(i * block), block, recv + static_cast<size_t>((me - i + P) % P) * block);
   co_return MPI_SUCCESS;
+}
+
+Task<int> alltoall_blocks(const char* send, char* recv, size_t bytes, MPI_Comm comm) {
+  OwnedType block;
+  int rc = make_bytes_type(bytes, block.out());
+  if (rc == MPI_SUCCESS) rc = block.commit();
+  if (rc != MPI_SUCCESS) co_return rc;
+  if (blocking_now()) co_return PMPI_Alltoall(send, 1, block.get(), recv, 1, block.get(), comm);
+  int P = 1, me = 0;
+  MPI_Comm_size(comm, &P);
+  MPI_Comm_rank(comm, &me);
+  std::memcpy(recv + me * bytes, send + me * bytes, bytes);
+  Requests r(2 * static_cast<size_t>(P));
+  for (int i = 1; i < P; ++i) {
+    const int from = (me - i + P) % P, to = (me + i) % P;
+    r.note(MPI_Irecv(recv + from * bytes, 1, block.get(), from, op_tag(), comm, r.add()));
+    r.note(MPI_Isend(send + to * bytes, 1, block.get(), to, op_tag(), comm, r.add()));
+  }
+  co_return co_await wait(r);
 }
 
 }  // namespace a2a::detail

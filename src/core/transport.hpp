@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/context.hpp"
+#include "core/datatype.hpp"
 #include "core/engine.hpp"
 
 namespace a2a::detail {
@@ -171,6 +172,15 @@ inline Exchanged exchanged(const void* sbuf, size_t sbytes, int dst, void* rbuf,
   return Exchanged{sbuf, sbytes, dst, rbuf, rbytes, src, comm, stats, std::nullopt};
 }
 
+// co_await exchange_replace(...): the blocks of `buf` that `type` selects
+// (`bytes` of data) go to dst and are replaced by src's; counted as one
+// message and one wait.  Blocking, MPI_Sendrecv_replace; nonblocking, and
+// in the simulated build, the blocks are received into a packed copy and
+// unpacked into place once the send has left (SMPI 3.32's
+// MPI_Sendrecv_replace overruns its own buffer with sparse derived types).
+Task<int> exchange_replace(void* buf, MPI_Datatype type, size_t bytes, int dst, int src, MPI_Comm comm,
+                           Stats& stats);
+
 // Collectives nested in an algorithm (the largest block, tuna-hier's size
 // exchange): the MPI library's own where the operation blocks; messages
 // with the operation's tag where it does not, since operations in flight
@@ -184,6 +194,11 @@ Task<int> allreduce_max(long long& v, MPI_Comm comm);
 Task<int> alltoall_ll(const long long* send, long long* recv, int n, MPI_Comm comm,
                       const std::vector<schedule::Step>& bruck);
 
+// Alltoall of one `bytes`-byte block per rank over comm, block i of send to
+// rank i (any size: one datatype of `bytes` bytes; stats are the caller's).
+// Blocking, the MPI library's alltoall; nonblocking, spread-out: every
+// receive and send posted at once, this rank's own block copied.
+Task<int> alltoall_blocks(const char* send, char* recv, size_t bytes, MPI_Comm comm);
 
 // A datatype of exactly `bytes` contiguous bytes (any size, int-safe).
 int make_bytes_type(size_t bytes, MPI_Datatype* out);

@@ -14,24 +14,7 @@ Task<Result> padded_alltoall(const VarCall& c, const Params&) {
   if (const Result r = co_await pad(c, padded); !r.ok()) co_return r;
   c.stats.rounds = c.stats.messages = c.stats.inter_node_messages = c.stats.inter_node_bytes = c.stats.waits = -1;
   if (padded.M == 0) co_return MPI_SUCCESS;
-  MPI_Datatype block;
-  int rc = make_bytes_type(padded.M, &block);
-  if (rc == MPI_SUCCESS) rc = MPI_Type_commit(&block);
-  if (rc != MPI_SUCCESS) co_return rc;
-  if (blocking_now()) {
-    rc = PMPI_Alltoall(padded.send, 1, block, padded.recv, 1, block, c.comm());
-  } else {  // messages with the operation's tag (core/transport.hpp): spread-out over the padded blocks
-    const int P = c.P(), me = c.rank();
-    std::memcpy(padded.recv + me * padded.M, padded.send + me * padded.M, padded.M);
-    Requests r(2 * static_cast<size_t>(P));
-    for (int i = 1; i < P; ++i) {
-      const int from = (me - i + P) % P, to = (me + i) % P;
-      r.note(MPI_Irecv(padded.recv + from * padded.M, 1, block, from, op_tag(), c.comm(), r.add()));
-      r.note(MPI_Isend(padded.send + to * padded.M, 1, block, to, op_tag(), c.comm(), r.add()));
-    }
-    rc = co_await wait(r);
-  }
-  MPI_Type_free(&block);
+  const int rc = co_await alltoall_blocks(padded.send, padded.recv, padded.M, c.comm());
   if (rc != MPI_SUCCESS) co_return rc;
   c.stats.blocks_sent = c.P() - 1;
   c.stats.bytes_sent = static_cast<long long>(c.P() - 1) * static_cast<long long>(padded.M);

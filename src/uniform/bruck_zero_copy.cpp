@@ -19,21 +19,6 @@ namespace a2a::detail {
 
 using schedule::mod;
 
-namespace {
-
-struct TypeGuard {
-  MPI_Datatype t = MPI_DATATYPE_NULL;
-  ~TypeGuard() { if (t != MPI_DATATYPE_NULL) MPI_Type_free(&t); }
-};
-
-MPI_Aint address(const void* p) {
-  MPI_Aint a;
-  MPI_Get_address(p, &a);
-  return a;
-}
-
-}  // namespace
-
 Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   const auto& steps = c.ctx.tra_steps(2);
@@ -63,22 +48,22 @@ Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
       from.push_back(address(block(hops[k][j], s.slots[j])));
       to.push_back(address(block(hops[k][j] - 1, s.slots[j])));
     }
-    TypeGuard rtype, stype;
-    if (const int rc = make_blocks_type(c.bs, to, &rtype.t)) co_return rc;
+    OwnedType rtype, stype;
+    if (const int rc = make_blocks_type(c.bs, to, rtype.out())) co_return rc;
     const int dst = mod(static_cast<long long>(p) - s.distance, P), src = mod(static_cast<long long>(p) + s.distance, P);
     Requests reqs;
-    reqs.recv_typed(MPI_BOTTOM, rtype.t, src, c.comm());
+    reqs.recv_typed(MPI_BOTTOM, rtype.get(), src, c.comm());
     const size_t bytes = s.slots.size() * c.bs;
     int rc = MPI_SUCCESS;
     if (prm.dt) {
-      rc = make_blocks_type(c.bs, from, &stype.t);
+      rc = make_blocks_type(c.bs, from, stype.out());
     } else {  // one contiguous block, so both sides stay single messages of any size
       for (size_t j = 0; j < s.slots.size(); ++j)
         std::memcpy(out + j * c.bs, block(hops[k][j], s.slots[j]), c.bs);
-      rc = make_blocks_type(bytes, {address(out)}, &stype.t);
+      rc = make_blocks_type(bytes, {address(out)}, stype.out());
     }
     if (rc != MPI_SUCCESS) co_return rc;
-    reqs.send_typed(MPI_BOTTOM, stype.t, bytes, dst, c.comm(), c.stats);
+    reqs.send_typed(MPI_BOTTOM, stype.get(), bytes, dst, c.comm(), c.stats);
     if (const int rc = co_await wait(reqs, c.stats)) co_return rc;
     c.count_round(s.slots.size());
   }

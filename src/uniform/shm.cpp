@@ -2,8 +2,8 @@
 // instead of messages (the idea of Chen et al.'s GPU all-to-all over CUDA
 // IPC, "Performance Study of GPU All-to-All over IPC", on host memory).  A
 // segment is made once per group of ranks (kept, and shared by the
-// communicators over the group) with MPI-3's
-// MPI_Win_allocate_shared, one part per rank, each in two halves that
+// communicators over the group) as an MPI-3 shared window
+// (core/shared_window.hpp), one part per rank, each in two halves that
 // alternate between exchanges, so a rank writes the next exchange while
 // slow peers still read the last.  An exchange: copy the outgoing pieces
 // into this rank's half; raise `ready` to the exchange's number; once every
@@ -66,14 +66,14 @@
 #include <vector>
 
 #include "core/config.hpp"
+#include "core/shared_window.hpp"
 #include "schedule/shm.hpp"
 #include "uniform/uniform.hpp"
 
 namespace a2a::detail {
 
 struct ShmState {
-  MPI_Comm node = MPI_COMM_NULL;
-  MPI_Win win = MPI_WIN_NULL;
+  SharedWindow window;  // the node communicator and the segment (core/shared_window.hpp)
   bool usable = false;  // every rank shares memory with every other
   size_t capacity = 0;  // data bytes of each part
   schedule::ShmLayout layout;
@@ -86,23 +86,6 @@ struct ShmState {
   unsigned long long next_turn = 0, serving = 0;
   std::vector<unsigned long long> passed_early;
 };
-
-struct ShmStateFree {
-  void operator()(ShmState* s) const;
-};
-
-void ShmStateFree::operator()(ShmState* s) const {
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized) {
-    if (s->win != MPI_WIN_NULL) {
-      MPI_Win_unlock_all(s->win);
-      MPI_Win_free(&s->win);
-    }
-    if (s->node != MPI_COMM_NULL) MPI_Comm_free(&s->node);
-  }
-  delete s;
-}
 
 namespace {
 
@@ -165,7 +148,7 @@ int probe_cma(ShmState& s, int me) {
                    load(part, s.layout.self) + s.layout.pid, sizeof seen) == MPI_SUCCESS &&
           seen == static_cast<long long>(load(part, s.layout.pid));
   }
-  if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, s.node)) return rc;
+  if (const int rc = agree_min(ok, s.window.node())) return rc;
   s.cma = ok == 1;
   s.probed = true;
   return MPI_SUCCESS;
@@ -204,25 +187,15 @@ void touch_segment(const ShmState& s, int me) {
 int make_segment(ShmState& s, int P, size_t half) {
   s.capacity = half;
   s.layout = schedule::shm_layout(P, s.capacity);
-  char* mine = nullptr;
-  int rc = MPI_Win_allocate_shared(static_cast<MPI_Aint>(s.layout.total), 1, MPI_INFO_NULL, s.node, &mine, &s.win);
-  if (rc != MPI_SUCCESS) return rc;
-  if ((rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, s.win))) return rc;
-  s.part.assign(static_cast<size_t>(P), nullptr);
-  int me = 0;
-  MPI_Comm_rank(s.node, &me);
-  for (int p = 0; p < P; ++p) {
-    MPI_Aint size = 0;
-    int unit = 0;
-    if ((rc = MPI_Win_shared_query(s.win, p, &size, &unit, &s.part[static_cast<size_t>(p)]))) return rc;
-  }
+  if (const int rc = s.window.allocate(s.layout.total, s.part)) return rc;
+  const int me = s.window.rank();
+  char* mine = s.part[static_cast<size_t>(me)];
   store(mine, s.layout.ready, 0);
   store(mine, s.layout.done, 0);
   store(mine, s.layout.pid, static_cast<Word>(getpid()));
-  store(mine, s.layout.self, static_cast<Word>(reinterpret_cast<uintptr_t>(s.part[static_cast<size_t>(me)])));
+  store(mine, s.layout.self, static_cast<Word>(reinterpret_cast<uintptr_t>(mine)));
   s.exchange = 0;
-  MPI_Win_sync(s.win);
-  if ((rc = MPI_Barrier(s.node))) return rc;  // every part's words are set before anyone reads them
+  if (const int rc = s.window.publish()) return rc;  // every part's words are set before anyone reads them
   touch_segment(s, me);
   if (!s.probed) return probe_cma(s, me);
   return MPI_SUCCESS;
@@ -250,12 +223,10 @@ Kept& kept() {
 
 // A new state: the node communicator, and whether it holds every rank.
 int make_state(CommContext& ctx, std::shared_ptr<ShmState>& out) {
-  out = std::shared_ptr<ShmState>(new ShmState, ShmStateFree{});
+  out = std::make_shared<ShmState>();
 #ifndef A2A_SMPI
-  if (const int rc = MPI_Comm_split_type(ctx.user, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &out->node)) return rc;
-  int sharing = 0;
-  MPI_Comm_size(out->node, &sharing);
-  out->usable = sharing == ctx.size;
+  if (const int rc = out->window.split(ctx.user)) return rc;
+  out->usable = out->window.size() == ctx.size;
 #else
   (void)ctx;
 #endif
@@ -281,11 +252,9 @@ int state_of(CommContext& ctx, ShmState*& out) {
       return rc;
     }
     if (std::find(group.begin(), group.end(), MPI_UNDEFINED) != group.end()) group.clear();
-    int provided = MPI_THREAD_SINGLE;
-    MPI_Query_thread(&provided);
     std::shared_ptr<ShmState> found;
     int can_keep = 0;
-    if (!group.empty() && provided < MPI_THREAD_MULTIPLE) {
+    if (!group.empty() && !threads_multiple()) {
       std::lock_guard<std::mutex> guard(kept().lock);
       for (const auto& [g, state] : kept().groups)
         if (g == group) found = state;
@@ -296,7 +265,7 @@ int state_of(CommContext& ctx, ShmState*& out) {
       out = found.get();
       return MPI_SUCCESS;
     }
-    if (const int rc = MPI_Allreduce(MPI_IN_PLACE, &can_keep, 1, MPI_INT, MPI_MIN, ctx.user)) return rc;
+    if (const int rc = agree_min(can_keep, ctx.user)) return rc;
     if (const int rc = make_state(ctx, ctx.shm_state)) return rc;
     if (can_keep && ctx.shm_state->usable) {
       std::lock_guard<std::mutex> guard(kept().lock);
@@ -568,7 +537,7 @@ int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn) {
   if (!dir.cma && dir.from != Params::kShmDirectOff)
     if (const int rc = ctx.open_private()) return rc;  // direct blocks as messages (every rank alike)
   // Whole halves from the first call: no later call pays a re-made segment.
-  if (s->win == MPI_WIN_NULL)
+  if (!s->window.allocated())
     if (const int rc = make_segment(*s, ctx.size, schedule::shm_half_limit(config().scratch_limit))) return rc;
   turn.state = s;
   if (!blocking) {  // a blocking call's segment is never a nonblocking one's
@@ -601,14 +570,14 @@ int shm_prepare(CommContext& ctx) {
   if (ctx.size < 2 || ctx.topology.nodes() > 1) return MPI_SUCCESS;
   ShmState* s = nullptr;
   if (const int rc = state_of(ctx, s)) return rc;
-  if (!s->usable || s->win != MPI_WIN_NULL) return MPI_SUCCESS;
+  if (!s->usable || s->window.allocated()) return MPI_SUCCESS;
   return make_segment(*s, ctx.size, schedule::shm_half_limit(config().scratch_limit));
 }
 
 std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx) {
   std::vector<std::pair<const char*, size_t>> out;
   const ShmState* s = ctx.shm_state.get();
-  if (s && s->win != MPI_WIN_NULL)
+  if (s && s->window.allocated())
     for (const char* part : s->part) out.emplace_back(part + s->layout.data, s->layout.total - s->layout.data);
   return out;
 }
