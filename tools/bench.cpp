@@ -23,7 +23,9 @@
 // of tra and tuna carry the radix they ran with in a `radix` column (-1 for
 // other rows) for `a2a plot`.
 // The "native" row calls MPI_Alltoall(v) directly (not through a2a), so every
-// ratio includes what a2a adds.  --error-check picks how a2a agrees on
+// ratio includes what a2a adds; "a2a/native" is A2A_Alltoall(v) with the spec
+// "native": the same library call through a2a's whole path, whose ratio is
+// the main job's noise floor (tools/verdict.py).  --error-check picks how a2a agrees on
 // errors; a spec prefixed "agree/" always runs with agreement, which prices
 // the default mode in the same table; "plan/" runs a persistent plan (init
 // once per size, A2A_Start per iteration); "i/" the nonblocking call and
