@@ -58,11 +58,13 @@ struct ModelCall;  // the cost model's input and output (select/cost_model.hpp)
 struct ModelCost;
 using CostFn = ModelCost (*)(const ModelCall&, const Params&);
 
+// A registry row, written with designated initializers (registry.cpp):
+// what a row leaves out is its default here.
 struct AlgorithmInfo {
-  const char* name;
-  Collective collective;
-  const char* summary;
-  std::vector<ParamInfo> params;
+  const char* name = nullptr;
+  Collective collective = Collective::alltoall;
+  const char* summary = nullptr;
+  std::vector<ParamInfo> params = {};
   UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
   VarFn varying = nullptr;      // alltoallv entry; nullptr for native
   const char* fallback = nullptr;  // spec that runs when this cannot (Result::fallback())
