@@ -198,61 +198,137 @@ VarCall var_view(const Prepared& p, const BlockView& view, Stats& st, long long 
                  *p.ctx, st, global_max, os, log};
 }
 
-// Both collectives and every mode, the one way to an algorithm: native,
-// or the block view, a2a's algorithm on it (the registry's fallback where
-// it cannot run the call) and the received blocks unpacked.  os: an
-// operation's scratch (null: the context's).  kept: where given, an
-// alltoall of a2a's on the user's buffers leaves its view there unless it
-// fell back (the hot call and an operation's next start run it straight).
+// Both collectives and every mode, one way to an algorithm: native, or
+// the block view, a2a's algorithm on it (the registry's fallback where it
+// cannot run the call) and the received blocks unpacked.  Its steps are
+// Blocks'; run_blocks runs them as a coroutine (any mode), run_blocks_now
+// in place for blocking calls, with no frame of its own: each frame cost
+// a decided call of a2a's 0.03 us at P = 1 (docs/results.md's overhead).
+// A constructor, not an aggregate: aggregate initialization zeroed the
+// whole object, 55 instructions a call.
+class Blocks {
+ public:
+  Blocks(const CallArgs& a, Prepared& p, const Resolved& res, Stats& st, OpScratch* os)
+      : a(a), p(p), res(res), st(st), os(os) {}
+  const CallArgs& a;
+  Prepared& p;
+  const Resolved& res;
+  Stats& st;
+  OpScratch* os;  // an operation's scratch (null: the context's)
+  BlockView view;
+  std::optional<UniformCall> uc;
+  std::optional<VarCall> vc;
+  std::optional<Resolved> storage;  // the fallback's, made only where one runs
+  const Resolved* ran = nullptr;    // the algorithm running: res or its fallback
+  enum class Way { done, library, library_bytes, own };
+
+  // Up to the algorithm: which way the call goes (done: rc says how it ended).
+  [[gnu::always_inline]] Way begin(long long global_max, int& rc) {
+    rc = MPI_SUCCESS;
+    CommContext& ctx = *p.ctx;
+    const bool v = a.v();
+    if (!v && p.bs == 0) return Way::done;
+    const bool native = library_own(res, v);
+    if (native && (a.stype == a.rtype || !native_bytes_fits(p))) return Way::library;
+    // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
+    if (!native && res.info->private_comm)
+      if ((rc = ctx.open_private())) return Way::done;
+    if (os)
+      os->begin_call();
+    else
+      ctx.scratch.begin_call();
+    if ((rc = view_blocks(a, p, os ? os->of(ctx) : ctx.scratch, st, view))) return Way::done;
+    if (native) return Way::library_bytes;
+    if (a.v())
+      vc.emplace(var_view(p, view, st, global_max, os));
+    else
+      uc.emplace(uniform_view(p, view, st, os));
+    ran = &res;
+    return Way::own;
+  }
+  // The running algorithm's task on the view.
+  Task<Result> algorithm() const {
+    return vc ? ran->info->varying(*vc, ran->params) : ran->info->uniform(*uc, ran->params);
+  }
+  // After a fallback (decided from values every rank shares: all fall back
+  // alike): the registry's fallback becomes the running algorithm.
+  int fall_back() {
+    ran = &fallback_of(res, p, storage.emplace());
+    if (ran->info->private_comm)
+      if (const int rc = p.ctx->open_private()) return rc;
+    restart_stats(p, st, ran->canonical);
+    if (vc) vc->plan = nullptr;  // a fallback exchanges its own metadata: the plan's log is the algorithm's
+    return MPI_SUCCESS;
+  }
+  // kept: where given, an alltoall of a2a's on the user's buffers leaves
+  // its view there unless it fell back (the hot call and an operation's
+  // next start run the algorithm on it straight).
+  int end(Result r, std::optional<UniformCall>* kept) {
+    if (r.fell_back()) return MPI_ERR_INTERN;  // fallbacks run every call
+    if (kept && uc && ran == &res && p.send_direct && p.recv_direct) kept->emplace(*uc);
+    return r.code() != MPI_SUCCESS ? r.code() : unpack_blocks(a, p, view);
+  }
+};
+
 Task<int> run_blocks(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st,
                      OpScratch* os, std::optional<UniformCall>* kept = nullptr) {
-  CommContext& ctx = *p.ctx;
-  const bool v = a.v();
-  if (!v && p.bs == 0) co_return MPI_SUCCESS;
-  const bool native = library_own(res, v);
-  if (native && (a.stype == a.rtype || !native_bytes_fits(p))) co_return co_await native_op(a, p, st);
-  // shm sends nothing: no duplicate for it (FFTW makes a communicator per plan).
-  if (!native && res.info->private_comm)
-    if (const int rc = ctx.open_private()) co_return rc;
-  if (os)
-    os->begin_call();
-  else
-    ctx.scratch.begin_call();
-  BlockView view;
-  if (const int rc = view_blocks(a, p, os ? os->of(ctx) : ctx.scratch, st, view)) co_return rc;
+  Blocks b(a, p, res, st, os);
   int rc = MPI_SUCCESS;
-  if (native) {
-    rc = co_await native_bytes(a, p, view.send, view.recv, st);
-  } else {
-    // A blocking call takes its tag here: ranks agree on when a2a's
-    // algorithm runs, not on which calls go the hot way.
-    if (OpState* op = current_op(); op && op->blocking) op->tag = ctx.next_op_tag();
-    std::optional<UniformCall> uc;
-    std::optional<VarCall> vc;
-    Result r = MPI_SUCCESS;
-    if (v)
-      r = co_await res.info->varying(vc.emplace(var_view(p, view, st, global_max, os)), res.params);
-    else
-      r = co_await res.info->uniform(uc.emplace(uniform_view(p, view, st, os)), res.params);
-    if (r.fell_back()) {  // decided from values every rank shares: all fall back alike
-      Resolved storage;
-      const Resolved& fb = fallback_of(res, p, storage);
-      if (fb.info->private_comm)
-        if ((rc = ctx.open_private())) co_return rc;
-      restart_stats(p, st, fb.canonical);
-      if (v) {
-        vc->plan = nullptr;  // a fallback exchanges its own metadata: the plan's log is the algorithm's
-        r = co_await fb.info->varying(*vc, fb.params);
-      } else {
-        r = co_await fb.info->uniform(*uc, fb.params);
-      }
-      if (r.fell_back()) r = MPI_ERR_INTERN;  // fallbacks run every call
-    } else if (kept && uc && p.send_direct && p.recv_direct) {
-      kept->emplace(*uc);
-    }
-    rc = r.code();
+  switch (b.begin(global_max, rc)) {
+    case Blocks::Way::done:
+      co_return rc;
+    case Blocks::Way::library:
+      co_return co_await native_op(a, p, st);
+    case Blocks::Way::library_bytes:
+      rc = co_await native_bytes(a, p, b.view.send, b.view.recv, st);
+      co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, b.view);
+    case Blocks::Way::own:
+      break;
   }
-  co_return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, view);
+  // A blocking call takes its tag here: ranks agree on when a2a's
+  // algorithm runs, not on which calls go the hot way.
+  if (OpState* op = current_op(); op && op->blocking) op->tag = p.ctx->next_op_tag();
+  Result r = co_await b.algorithm();
+  if (r.fell_back()) {
+    if ((rc = b.fall_back())) co_return rc;
+    r = co_await b.algorithm();
+  }
+  co_return b.end(r, kept);
+}
+
+int run_blocks_now(const CallArgs& a, Prepared& p, const Resolved& res, long long global_max, Stats& st,
+                   std::optional<UniformCall>* kept = nullptr) {
+  Blocks b(a, p, res, st, nullptr);
+  int rc = MPI_SUCCESS;
+  switch (b.begin(global_max, rc)) {
+    case Blocks::Way::done:
+      return rc;
+    case Blocks::Way::library:
+      return run_native(a, p, st);
+    case Blocks::Way::library_bytes:
+      rc = drive_blocking(native_bytes(a, p, b.view.send, b.view.recv, st), 1);
+      return rc != MPI_SUCCESS ? rc : unpack_blocks(a, p, b.view);
+    case Blocks::Way::own:
+      break;
+  }
+  const int tag = p.ctx->next_op_tag();
+  Result r = drive_blocking(b.algorithm(), tag);
+  if (r.fell_back()) {
+    if ((rc = b.fall_back())) return rc;
+    r = drive_blocking(b.algorithm(), tag);
+  }
+  return b.end(r, kept);
+}
+
+// A decided call: whether the library's own collective runs on the
+// user's arguments, for the hot call's marks (run_chosen).
+bool native_as_decided(const CallArgs& a, const Prepared& p) {
+  return library_own(p.chosen, a.v()) && a.stype == a.rtype && (a.v() || p.bs > 0);
+}
+void mark_decided(const CallArgs& a, Prepared& p) {
+  const bool native = native_as_decided(a, p);
+  p.native_decided = native && (p.P > 1 || p.ctx->comm != MPI_COMM_NULL);
+  p.own_decided = !native && !a.v();
 }
 
 }  // namespace
@@ -342,11 +418,7 @@ namespace {
 Task<int> run_chosen(const CallArgs& a, Prepared& p, long long hi, Stats& st, OpScratch* os,
                      std::optional<UniformCall>* kept = nullptr) {
   const int rc = co_await run_blocks(a, p, p.chosen, hi, st, os, kept);
-  if (blocking_now()) {
-    const bool native = library_own(p.chosen, a.v()) && a.stype == a.rtype && (a.v() || p.bs > 0);
-    p.native_decided = native && (p.P > 1 || p.ctx->comm != MPI_COMM_NULL);
-    p.own_decided = !native && !a.v();
-  }
+  if (blocking_now()) mark_decided(a, p);
   co_return rc;
 }
 
@@ -484,10 +556,22 @@ int run_hot_own(const CallArgs& a, Prepared& p, Stats& st) {
     p.hot_view.reset();
     begin_stats(st, p);
   }
-  return drive_blocking(run_blocks(a, p, p.chosen, -1, st, nullptr, &p.hot_view), 1);
+  return run_blocks_now(a, p, p.chosen, -1, st, &p.hot_view);
 }
 
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
+  // A decided call whose class has no event due runs in place (run_blocks_now).
+  if (p.decided && !p.where.device && !(g && g->where.device)) {
+    ClassState* c = p.cls.get();
+    if (!c || (c->since + 1 < c->next_event && p.class_generation == c->generation)) {
+      ++p.ctx->calls;
+      if (c) ++c->since;
+      begin_stats(st, p);
+      const int rc = run_blocks_now(a, p, p.chosen, g ? g->hi : -1, st);
+      mark_decided(a, p);
+      return rc;
+    }
+  }
   return drive_blocking(execute_op(a, p, g, st, nullptr, msg, nullptr), 1).code();
 }
 
