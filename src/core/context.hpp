@@ -25,7 +25,7 @@ struct AutoState;
 namespace gpu {
 struct State;
 }
-struct ShmState;  // src/uniform/shm.cpp
+struct ShmState;  // src/both/shm.cpp
 
 // Stats::decided_by of auto's first call on a communicator, which runs
 // native without deciding (front/execute.cpp).

@@ -1,5 +1,5 @@
 // Memory shared by the ranks of a node (MPI-3 shared windows), for shm
-// (src/uniform/shm.cpp): the communicator of the ranks that share memory
+// (src/both/shm.cpp): the communicator of the ranks that share memory
 // with this one and one window over it, a part per rank, locked for its
 // whole life (passive target, MPI_MODE_NOCHECK: the parts are read and
 // written by loads and stores, ordered by the caller's atomics).  Set-up and

@@ -13,7 +13,8 @@
 #include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
+#include "both/shm.hpp"
 
 namespace a2a::detail {
 namespace {

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "schedule/gpu_plan.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail::gpu {
 

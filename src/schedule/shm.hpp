@@ -1,4 +1,4 @@
-// The shared-memory exchange's arithmetic (src/uniform/shm.cpp), no MPI:
+// The shared-memory exchange's arithmetic (src/both/shm.cpp), no MPI:
 // where each word of a rank's part of the node segment lies, how large a
 // part is made, which piece of every block one exchange carries, and where
 // a piece sits in the part.

@@ -93,7 +93,7 @@ void allreduce_8(Trace& t, int P, int Q, int base, int rank) {
   bcast_8(t, node, rank % Q);
 }
 
-// a2a's two-phase exchange (src/nonuniform/two_phase.cpp: TuNA, two-phase
+// a2a's two-phase exchange (src/alltoallv/two_phase.cpp: TuNA, two-phase
 // Bruck) on `grp`, every member's trace at once (traces[g]), sb[x][y] the
 // bytes member x sends member y: per batch of `ports` rounds (batch_end)
 // the sizes of every round, then its blocks (none where both ways are

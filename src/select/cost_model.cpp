@@ -11,7 +11,7 @@
 #include "schedule/schedule.hpp"
 #include "select/registry.hpp"
 #include "schedule/shm.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 namespace {

@@ -106,7 +106,7 @@ struct ModelLayout {
   std::vector<std::vector<int>> ranks;  // node -> its ranks, ascending (as core/topology.hpp keeps them)
 };
 
-struct Params;  // an algorithm's knobs (uniform/uniform.hpp)
+struct Params;  // an algorithm's knobs (core/algorithm.hpp)
 
 // One spec's input to its cost entry (the registry's `cost`): the layout,
 // the machine, the block bytes (alltoallv: the global mean; `max_bytes` its

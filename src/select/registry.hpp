@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -13,7 +13,8 @@
 #include "core/config.hpp"
 #include "schedule/shm.hpp"
 #include "harness.hpp"
-#include "nonuniform/two_phase.hpp"
+#include "alltoallv/two_phase.hpp"
+#include "both/shm.hpp"
 #include "workload/workload.hpp"
 
 using namespace a2a::test;

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "select/cost_model.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 using namespace a2a::detail;
 

@@ -15,7 +15,7 @@
 // "The k-port form", tables (s)-(u)).
 #include <algorithm>
 
-#include "nonuniform/two_phase.hpp"
+#include "alltoallv/two_phase.hpp"
 
 namespace a2a::detail {
 

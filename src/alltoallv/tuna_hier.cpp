@@ -18,20 +18,21 @@
 // the node, the coalesced send buffer.  Knobs: variant (coalesced),
 // radix (auto = ceil(sqrt(Q))), block (Params::block), ports (the node
 // phase's k-port form, default all, as TuNA's), intra=shm (the
-// groups exchanged through the node's shared memory, src/uniform/shm.cpp,
+// groups exchanged through the node's shared memory, src/both/shm.cpp,
 // instead of TuNA; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TuNA runs.
 #include <algorithm>
 #include <cstdio>
 #include <numeric>
 
-#include "nonuniform/two_phase.hpp"
+#include "alltoallv/two_phase.hpp"
 #include "schedule/hier.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
+#include "both/shm.hpp"
 
 namespace a2a::detail {
 
-Task<Result> tuna(const VarCall&, const Params&);  // src/nonuniform/tuna.cpp
+Task<Result> tuna(const VarCall&, const Params&);  // src/alltoallv/tuna.cpp
 
 
 Task<Result> tuna_hier(const VarCall& c, const Params& prm) {

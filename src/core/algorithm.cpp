@@ -1,6 +1,6 @@
 #include <algorithm>
 
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

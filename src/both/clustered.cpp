@@ -9,13 +9,14 @@
 // per node it is the flat `factor` algorithm.  Exchanges are blocking and
 // follow one global order, so they cannot deadlock.  No scratch (the plan of
 // this rank is cached per communicator).  Knob intra=shm: the node-mates'
-// blocks go through the node's shared memory (src/uniform/shm.cpp) in one
+// blocks go through the node's shared memory (src/both/shm.cpp) in one
 // exchange, before the steps, and the steps between node-mates are left
 // out: K = 1 + P - size(own node); p2p where the node shares no memory.
 #include <vector>
 
 #include "schedule/clustered.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
+#include "both/shm.hpp"
 
 namespace a2a::detail {
 

@@ -6,7 +6,7 @@
 // K = ceil(log2 P), D = TRA's D at r = 2, metadata 8*D bytes; cost
 // 2K*alpha + (8*D + data)*beta.  Scratch at most P*M + 2*W*M + 16*W bytes
 // (W = ceil(P/2), the widest round), one allreduce for M.  No knobs.
-#include "nonuniform/two_phase.hpp"
+#include "alltoallv/two_phase.hpp"
 
 namespace a2a::detail {
 

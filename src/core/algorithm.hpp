@@ -1,4 +1,5 @@
-// The interfaces every algorithm implements.  Blocks arrive as bytes: the API
+// What every algorithm receives and returns (the algorithms: src/alltoall,
+// src/alltoallv, src/both).  Blocks arrive as bytes: the API
 // layer packs non-contiguous datatypes and copies MPI_IN_PLACE input first.
 //  UniformCall (alltoall): block i of the send side starts at
 //    send + i*sstride and holds bs contiguous bytes; likewise the receive side.
@@ -156,40 +157,5 @@ struct VarCall {
 // Every algorithm's entry: a coroutine on the engine (core/engine.hpp).
 using UniformFn = Task<Result> (*)(const UniformCall&, const Params&);
 using VarFn = Task<Result> (*)(const VarCall&, const Params&);
-
-// A call's set-up on ctx's shared-memory segment and, for a nonblocking
-// operation, its turn on it: operations in flight together take the
-// segment in the order of their turns, which must be the same on every
-// rank, so a turn is taken in the operation's start (start order); an
-// algorithm that reaches its shm phase only after a wait takes its turn
-// with shm_reserve before that wait.  `state` null: no exchange through
-// the segment (it falls back).  The turn passes at release or destruction.
-struct ShmTurn {
-  ShmState* state = nullptr;
-  unsigned long long ticket = 0;
-  bool holds = false;  // a nonblocking operation's turn, not yet passed
-  ShmTurn() = default;
-  ShmTurn(const ShmTurn&) = delete;
-  ShmTurn& operator=(const ShmTurn&) = delete;
-  ~ShmTurn() { release(); }
-  void release();
-};
-// Collective over ctx on first use (the segment's making).
-int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn);
-// shm's segment for ctx made now where all its ranks share a node
-// (collective; A2A_Comm_prepare), so that no call pays for it.
-int shm_prepare(CommContext& ctx);
-// Where each rank's data halves of that segment lie in this process (none
-// where ctx has no segment): what the making touched (tests).
-std::vector<std::pair<const char*, size_t>> shm_data_parts(const CommContext& ctx);
-void shm_forget_kept();  // at MPI_Finalize: the segments kept per group go
-
-// shm as the intra=shm phase of tra2, tuna-hier and clustered
-// (src/uniform/shm.cpp): where it falls back (the node's ranks share no
-// memory, SMPI) and the caller runs the phase point to point instead, the
-// stats name loses "intra=shm", naming what ran.
-// `reserved`: the turn shm_reserve took for it in the operation's start.
-Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserved = nullptr);
-Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved = nullptr);
 
 }  // namespace a2a::detail

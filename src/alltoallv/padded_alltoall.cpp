@@ -5,7 +5,7 @@
 // spread-out when that exceeds A2A_SCRATCH_LIMIT.  Rounds and messages are
 // the library's, unknown (-1).  No knobs.
 #include "core/transport.hpp"
-#include "nonuniform/padding.hpp"
+#include "alltoallv/padding.hpp"
 
 namespace a2a::detail {
 

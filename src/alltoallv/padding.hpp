@@ -3,7 +3,7 @@
 // real bytes are taken back out afterwards.  Scratch 2*P*M bytes; above the
 // scratch limit the caller falls back (Result::fallback()).
 #pragma once
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -1,4 +1,4 @@
-#include "nonuniform/padding.hpp"
+#include "alltoallv/padding.hpp"
 
 namespace a2a::detail {
 

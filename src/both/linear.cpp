@@ -4,7 +4,7 @@
 // cost (P-1)*alpha + (P-1)*n*beta with all messages in flight at once.
 // No scratch, no knobs.
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -6,11 +6,11 @@
 // all of M bytes; cost (K+log2 P)*alpha + D*M*beta.  Scratch 2*P*M (padded
 // buffers) + 2*ceil(P/2)*M (Bruck's rounds).  Falls back to spread-out when
 // 2*P*M exceeds A2A_SCRATCH_LIMIT.  No knobs.
-#include "nonuniform/padding.hpp"
+#include "alltoallv/padding.hpp"
 
 namespace a2a::detail {
 
-Task<Result> bruck_zero_rotation(const UniformCall&, const Params&);  // src/uniform/bruck_zero_rotation.cpp
+Task<Result> bruck_zero_rotation(const UniformCall&, const Params&);  // src/alltoall/bruck_zero_rotation.cpp
 
 Task<Result> padded_bruck(const VarCall& c, const Params& prm) {
   Padded padded(c.work());

@@ -1,4 +1,4 @@
-#include "uniform/store_forward.hpp"
+#include "alltoall/store_forward.hpp"
 
 #include <algorithm>
 

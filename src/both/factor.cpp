@@ -7,7 +7,7 @@
 // not sent).  No scratch, no knobs.  It is what `clustered` reduces to with
 // one rank per node.
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -8,7 +8,7 @@
 // ceil(P/2) blocks; none with dt.
 // Knob dt (default 0): dt=1 moves each step's blocks with a cached hindexed
 // datatype (MPI_Sendrecv_replace) instead of memcpy packing.
-#include "uniform/working_array.hpp"
+#include "alltoall/working_array.hpp"
 
 namespace a2a::detail {
 

@@ -2,7 +2,7 @@
 // receiving from rank-i, so one message per rank is in flight.
 // K = D = P-1, cost (P-1)*(alpha + n*beta).  No scratch, no knobs.
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

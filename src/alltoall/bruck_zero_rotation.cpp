@@ -4,7 +4,7 @@
 // rotation, and a rotation index (slot i reads send block (p - i)%P) removes
 // the initial one.  K = ceil(log2 P) rounds, D = TRA's D at r = 2; cost
 // K*alpha + D*n*beta.  Scratch 2 * ceil(P/2) * n bytes.  No knobs.
-#include "uniform/store_forward.hpp"
+#include "alltoall/store_forward.hpp"
 
 namespace a2a::detail {
 

@@ -68,7 +68,8 @@
 #include "core/config.hpp"
 #include "core/shared_window.hpp"
 #include "schedule/shm.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
+#include "both/shm.hpp"
 
 namespace a2a::detail {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -17,7 +17,7 @@
 // bandwidth does (SimGrid, docs/simulation.md "The k-port form", tables
 // (p)-(r)).  Runs on the zero-rotation engine: no initial or final rotation;
 // scratch twice the largest batch's blocks, and its requests.
-#include "uniform/store_forward.hpp"
+#include "alltoall/store_forward.hpp"
 
 namespace a2a::detail {
 

@@ -13,7 +13,7 @@
 // paper's best: one round per peer node), ports-intra and ports-inter (each
 // phase's k-port form, default all: TRA's, uniform/tra.cpp; docs/simulation.md
 // "The k-port form", tables (p)-(r)), intra=shm (the intra-node phase
-// through the node's shared memory, src/uniform/shm.cpp: one flag wait
+// through the node's shared memory, src/both/shm.cpp: one flag wait
 // instead of K_TRA(Q, r1) rounds; p2p where the node shares none).  Needs nodes of equal size (any
 // placement); otherwise it falls back and flat TRA runs.  Scratch 2*P*n
 // bytes (pack/transpose and landing) plus the two TRA phases'.
@@ -21,11 +21,12 @@
 
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
+#include "both/shm.hpp"
 
 namespace a2a::detail {
 
-Task<Result> tra(const UniformCall&, const Params&);  // src/uniform/tra.cpp
+Task<Result> tra(const UniformCall&, const Params&);  // src/alltoall/tra.cpp
 
 namespace {
 

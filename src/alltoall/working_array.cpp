@@ -1,4 +1,4 @@
-#include "uniform/working_array.hpp"
+#include "alltoall/working_array.hpp"
 
 #include <algorithm>
 #include <vector>

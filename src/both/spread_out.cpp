@@ -2,7 +2,7 @@
 // order so that no rank is everyone's first target, then one wait.
 // K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.  No scratch, no knobs.
 #include "schedule/schedule.hpp"
-#include "uniform/uniform.hpp"
+#include "core/algorithm.hpp"
 
 namespace a2a::detail {
 

@@ -1,4 +1,4 @@
-#include "nonuniform/two_phase.hpp"
+#include "alltoallv/two_phase.hpp"
 
 #include <algorithm>
 
