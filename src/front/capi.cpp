@@ -10,7 +10,6 @@
 #include "core/config.hpp"
 #include "front/pipeline.hpp"
 #include "front/plan.hpp"
-#include "gpu/gpu.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
 #include "core/algorithm.hpp"

@@ -7,7 +7,6 @@
 #include <cstring>
 #include <optional>
 
-#include "core/config.hpp"
 #include "front/pipeline.hpp"
 #include "select/auto.hpp"
 
@@ -561,16 +560,12 @@ int run_hot_own(const CallArgs& a, Prepared& p, Stats& st) {
 
 int execute(const CallArgs& a, Prepared& p, const Global* g, Stats& st, std::string& msg) {
   // A decided call whose class has no event due runs in place (run_blocks_now).
-  if (p.decided && !p.where.device && !(g && g->where.device)) {
-    ClassState* c = p.cls.get();
-    if (!c || (c->since + 1 < c->next_event && p.class_generation == c->generation)) {
-      ++p.ctx->calls;
-      if (c) ++c->since;
-      begin_stats(st, p);
-      const int rc = run_blocks_now(a, p, p.chosen, g ? g->hi : -1, st);
-      mark_decided(a, p);
-      return rc;
-    }
+  if (p.decided && !p.where.device && !(g && g->where.device) && class_quiet(p)) {
+    ++p.ctx->calls;
+    begin_stats(st, p);
+    const int rc = run_blocks_now(a, p, p.chosen, g ? g->hi : -1, st);
+    mark_decided(a, p);
+    return rc;
   }
   return drive_blocking(execute_op(a, p, g, st, nullptr, msg, nullptr), 1).code();
 }
