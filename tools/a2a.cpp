@@ -14,6 +14,8 @@
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
 #include "select/cost_model.hpp"
+#include "select/machine.hpp"
+#include "select/policy.hpp"
 #include "select/registry.hpp"
 
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp

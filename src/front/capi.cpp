@@ -1,6 +1,7 @@
 // The C API (a2a.h), persistent plans and the C++ conveniences (a2a.hpp)
 // over the front end (call.hpp).
 #include <atomic>
+#include <chrono>
 #include <cstring>
 #include <mutex>
 #include <vector>
@@ -290,6 +291,29 @@ extern "C" int A2A_Plan_free(A2A_Plan* plan) {
   *plan = nullptr;
   return MPI_SUCCESS;
 }
+
+namespace a2a::detail {
+namespace {
+// Prices alltoall's classes of every power-of-two block size up to 8 MiB,
+// smallest first, until `seconds` have passed: a program that makes a
+// communicator per plan (FFTW) then meets its class priced instead of
+// pricing it inside a call on cold code (10-25 us at P = 2 here, against
+// 2-5 us warm).  Local once the machine is measured (the model is pure), so
+// ranks may stop at different classes.
+void price_alltoall_classes(CommContext& ctx, double seconds) {
+  MachineModel m;
+  std::string error;
+  if (machine_model(ctx, m, error) != MPI_SUCCESS) return;  // measured already, or nothing priced
+  // The process's own clock, not MPI_Wtime: under SMPI that is simulated
+  // time, which pricing never advances, so every simulated rank priced all
+  // 24 classes in turn on the one host.
+  const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  std::shared_ptr<ClassState> c;
+  for (long long bytes = 1; bytes <= (8LL << 20) && std::chrono::steady_clock::now() < until; bytes *= 2)
+    if (auto_class(ctx, Collective::alltoall, bytes, bytes, c, error) != MPI_SUCCESS) return;
+}
+}  // namespace
+}  // namespace a2a::detail
 
 // The communicator's context (collective: its layout), the machine's costs
 // for auto (collective, measured on a duplicate freed at once), shm's

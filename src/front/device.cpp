@@ -196,7 +196,7 @@ int device_class_call(const CallArgs& a, Prepared& p, ClassState& c, const Devic
   CommContext& ctx = *p.ctx;
   const double bytes = call_bytes(p);
   ++c.since;
-  const bool trial = c.trial;
+  const bool trial = c.trying();
   const Resolved& res = trial ? trial_candidate(c).resolved : c.decision.resolved;
   const bool timed = trial || c.since >= c.next_event;
   const double t0 = timed ? MPI_Wtime() : 0;

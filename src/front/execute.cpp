@@ -434,7 +434,7 @@ Task<int> class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global
   const bool timed = blocking_now();
   // An operation runs a copy: the class's decision may change while it waits.
   std::optional<Resolved> copied;
-  if (c.trial) {
+  if (c.trying()) {
     const Resolved& res = timed ? trial_candidate(c).resolved : copied.emplace(trial_candidate(c).resolved);
     name_algorithm(st, res.canonical);
     st.decided_by = kByTrial;
@@ -450,7 +450,7 @@ Task<int> class_call(const CallArgs& a, Prepared& p, ClassState& c, const Global
     const double t0 = ts.call_began <= 0 ? MPI_Wtime() : ts.call_began + (native && a.v() ? p.prepare_seconds : 0);
     const int rc = co_await run_blocks(a, p, res, hi, st, os);
     const int e = trial_record(ctx, c, MPI_Wtime() - t0, call_bytes(p), msg);
-    ts.time_next_call = c.trial;  // calls in between (another collective's) leave it armed
+    ts.time_next_call = c.trying();  // calls in between (another collective's) leave it armed
     co_return e ? e : rc;
   }
   if (bind && p.class_generation != c.generation) {
@@ -510,7 +510,7 @@ Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& 
   const bool counted = blocking_now();  // events count blocking calls (class_call)
   if (p.decided) {  // a named spec, or the auto class p follows
     ClassState* c = p.cls.get();
-    if (c && ((counted ? ++c->since >= c->next_event : c->trial) || p.class_generation != c->generation))
+    if (c && ((counted ? ++c->since >= c->next_event : c->trying()) || p.class_generation != c->generation))
       co_return co_await class_call(a, p, *c, g, true, st, os, msg);
     co_return co_await run_chosen(a, p, hi, st, os, kept);
   }

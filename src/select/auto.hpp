@@ -30,8 +30,8 @@
 #include <tuple>
 #include <vector>
 
-#include "select/cost_model.hpp"
-#include "select/registry.hpp"
+#include "select/machine.hpp"
+#include "select/policy.hpp"
 #include "select/trial.hpp"
 #include "select/tuning.hpp"
 
@@ -51,21 +51,23 @@ struct AutoDecision {
   const char* source = "";
 };
 
-// One class of calls on a communicator family: its candidates, its trial,
-// its choice and the drift watch.  The front end runs `decision` while
-// `trial` is false, and enters class_call (execute.cpp) whenever
-// `since` reaches `next_event` or `generation` moved.
+// One class of calls on a communicator family: its candidates, its phase
+// (trial.hpp), its choice and the drift watch.  The front end runs
+// `decision` once decided, and enters class_call (execute.cpp) while it
+// is trying, whenever `since` reaches `next_event`, or where `generation`
+// moved.
 struct ClassState {
   std::string label;                     // e.g. "alltoall 4 KiB", for A2A_VERBOSE
   std::vector<AutoDecision> candidates;  // the model's (or tuning file's) pick first; native among them
   int native_at = -1;                    // native's index in candidates, -1 if it is not one
   double margin = kTrialMargin;          // trial_winner's: another candidate beats native at this ratio
   bool every_size = false;               // alltoallv of every size (its drift watch watches sizes too)
-  bool trial = false;
-  int call = 0;  // calls of the trial so far
+  Phase phase = Phase::decided;
+  bool trying() const { return phase != Phase::decided; }
+  int call = 0;  // calls of the round so far
   std::vector<std::vector<TrialSample>> samples;  // this rank's timed trial calls, per candidate
   double trial_lo = -1, trial_hi = -1;       // the fewest and most bytes of this rank's trial calls
-  AutoDecision decision;                     // valid while !trial
+  AutoDecision decision;                     // valid once decided
   unsigned long long generation = 1;         // moves whenever decision changes or a trial starts
   // After the trial: calls since, the next call to time, the next agreement.
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
@@ -86,16 +88,13 @@ struct ClassState {
   std::map<long long, Kept> by_size;
   // The size class whose winner it runs: calls that move out of that
   // winner's sizes but not out of its class are tried anew, not handed the
-  // same winner again (which moved again at the next agreement: at P = 2
-  // power-law 4 MiB fell in 2 MiB's class and ran native 1.38x the library,
-  // an agreement every few calls).
+  // same winner again (docs/auto.md).
   long long taken = -1;
   // Calls between events, each a sample (every_size: each an agreement too).
   long long event_every() const { return size_check > 0 ? size_check : kSampleEvery; }
   int trials = 0;  // trials run (the first and any after drift)
-  // A close winner's confirmation (kConfirmAbove): the round runs it and
-  // native alone, the full list kept here meanwhile.
-  bool confirming = false;
+  // Confirming: the round runs the challenger and native alone, the full
+  // list kept here meanwhile.
   std::vector<AutoDecision> all_candidates;
   int all_native_at = -1;
   // every_size, chosen by the model: the candidates of its first trial,
@@ -110,9 +109,7 @@ struct AutoState {
   bool tuning_checked = false;
   const TuningTable* table = nullptr;  // agreed on this communicator
   std::vector<int> nodes;              // ranks per node
-  bool model_ready = false;
-  MachineModel model;
-  std::map<int, ShmDirect> shm_direct;  // shm_direct_choice(model, group size), computed once each
+  MachineState machine;
   ModelLayout layout;
   std::map<std::tuple<int, long long, long long>, std::shared_ptr<ClassState>> classes;
 };
@@ -131,30 +128,6 @@ struct AutoState {
 // class, or to null when the sizes are needed.  Collective on the
 // communicator's first auto call.
 int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::string& error);
-bool same_messages_family(const std::string& spec);
-// Whether alltoallv's choice per call on the global sizes pays for its
-// allreduce on this layout, by the model over blocks of 1 B .. 1 GiB and
-// skews 1, 4 and 64; where not, `single` is the best pick for every size
-// (of the model's picks, native and `given`, by the geometric mean of each
-// one's time over the best) and `runner_up` the next other than native
-// (empty where there is none).  Pure.
-bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
-               std::string& single, std::string& runner_up);
-// What the class of every size tries: the pick, native, the runner-up
-// (unless it would make the private duplicate that the pick does not).
-std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up);
-// The mean block at which its later trials price their candidates
-// (worth_trying): the ranks' mean bytes a call moves, sent and received
-// (call_bytes), over 2P.
-long long every_size_block(double mean_call_bytes, int P);
-
-// Prices alltoall's classes of every power-of-two block size up to 8 MiB,
-// smallest first, until `seconds` have passed: a program that makes a
-// communicator per plan (FFTW) then meets its class priced instead of
-// pricing it inside a call on cold code (10-25 us at P = 2 here, against
-// 2-5 us warm).  Local once the machine is measured (the model is pure), so
-// ranks may stop at different classes.
-void price_alltoall_classes(CommContext& ctx, double seconds);
 
 // The class of a call with these global sizes (made on its first call:
 // collective where the model needs measuring).
@@ -172,7 +145,7 @@ int auto_class(CommContext& ctx, Collective coll, long long mean_bytes, long lon
 int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, std::shared_ptr<ClassState>& out,
                       std::string& error);
 
-// The candidate trial call c.call runs (c.trial).
+// The candidate trial call c.call runs (c.trying()).
 const AutoDecision& trial_candidate(const ClassState& c);
 // Records this rank's time of the trial call just made (of `bytes` moved
 // by this rank); after the last, one allreduce over ctx.user and the
@@ -186,11 +159,5 @@ int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, 
 int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, double forced_seconds,
                 std::string& error);
 
-// The model's parameters for ctx (measuring them if needed; collective).
-int machine_model(CommContext& ctx, MachineModel& out, std::string& error);
-
-// Fills r's machine knobs (shm's direct threshold and path) from ctx's
-// model (collective where it must be measured); nothing when it has none.
-int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error);
 
 }  // namespace a2a::detail

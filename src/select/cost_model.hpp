@@ -160,31 +160,6 @@ struct LibraryChoice {
 LibraryChoice library_alltoall(Library library, int P, long long block_bytes);
 LibraryChoice library_alltoallv(Library library, int P);
 
-// What auto runs on the model's ranking, untried.  Native, unless the
-// cheapest other candidate costs at most kNativeMargin of native's time
-// with `extra` seconds added (alltoallv: the size allreduce its choice
-// needs): the margin absorbs the model's error where being wrong costs time
-// against the MPI library and no trial checks it (A2A_AUTO_TRIAL=off).
-// `margin` 1: the cheapest candidate, for picks a trial will check.
-constexpr double kNativeMargin = 0.8;
-std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kNativeMargin);
-
-// What auto times on the application's own calls before it commits
-// (select/trial.hpp): the model's pick first, then native, then the
-// cheapest other candidate where it is modelled within kTrialClose of the
-// pick (of native, where native is the pick).  Native alone: nothing else
-// is close enough to be worth a call.
-constexpr double kTrialClose = 1.5;
-std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
-// Which of a trial's candidates (specs) are worth calls at the size of
-// `ranked`: native, those the ranking lacks, and those modelled within
-// kTrialClose of native's time.  An every-size class tries at each size it
-// meets the candidates it chose at its first: where the model prices one
-// far above the library's own there, its turns are what the trial costs
-// (`shm` at P = 2 without single copy, 2-3x the library at 2-8 MiB, made
-// the first 100 calls of each size 1.15-1.25 of the library's).
-std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked);
-
 // One allreduce of a few integers (recursive doubling: ceil(log2 P) rounds).
 double model_allreduce(const ModelLayout& layout, const MachineModel& m);
 
@@ -197,24 +172,5 @@ SweepValues model_values(int P, int Q, int N);
 // Radices worth modelling for P ranks: all of 2..P up to P = 64, beyond that
 // the neighbourhood of sqrt(P), the powers of two and P itself.
 std::vector<int> candidate_radices(int P);
-
-// "alpha_intra=1e-6,beta_intra=1e-10,alpha_inter=...,beta_inter=...,overhead=...,copy=...[,persistent=...]"
-// (A2A_COST_MODEL): fills the keys given, sets `given` bits (1 << key index,
-// in that order); false with a message on anything else.  The first six
-// (kAllCostKeys) are a whole model; persistent, flag, round, flag_round are
-// 0 unless given; shm_copy and cma (seconds per byte) set every measured
-// size of seg and cma.
-bool parse_cost_model(const std::string& text, MachineModel& m, unsigned& given, std::string& error);
-// m as A2A_COST_MODEL's scalar keys, then shm's copy curves in microseconds
-// per block size ("; shm segment 16K:1.2 64K:4.8 ...; cma ...").
-std::string describe_costs(const MachineCosts& m);
-// The keys set in `keys` (parse_cost_model's `given`) copied from `given`
-// into m; a link's alpha or beta given drops its measured curve (`at`),
-// which would otherwise price its messages instead of them.
-void apply_cost_keys(MachineCosts& m, const MachineCosts& given, unsigned keys);
-constexpr unsigned kAllCostKeys = 0x3f;
-// Whether the keys given make a whole model, so nothing is measured
-// (the optional keys besides).
-constexpr bool whole_model(unsigned keys) { return (keys & kAllCostKeys) == kAllCostKeys; }
 
 }  // namespace a2a::detail

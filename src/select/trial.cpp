@@ -148,4 +148,21 @@ long long size_check_every(double allreduce_seconds, double call_seconds) {
   return std::max(1LL, static_cast<long long>(std::ceil(calls)));
 }
 
+TrialDue trial_due(int calls_made, int n, Phase phase) {
+  if (calls_made == early_calls(n) && phase == Phase::trying && n > 1 && n <= kEarlyMost) return TrialDue::early;
+  return calls_made < trial_calls(n) ? TrialDue::more : TrialDue::round;
+}
+
+RoundEnd round_end(Phase phase, const std::vector<double>& agreed, int native_at, double margin, int early) {
+  int win = early >= 0 ? early : trial_winner(agreed, native_at, margin);
+  if (win < 0) win = native_at >= 0 ? native_at : 0;
+  const int ch = phase == Phase::confirming || early >= 0 ? -1 : confirmation_challenger(agreed, win, native_at);
+  return ch >= 0 ? RoundEnd{Phase::confirming, win, ch} : RoundEnd{Phase::decided, win, -1};
+}
+
+EventEnd event_end(bool drifted, bool moved, bool kept_elsewhere) {
+  if (!drifted && !moved) return EventEnd::keep;
+  return moved && kept_elsewhere ? EventEnd::take_kept : EventEnd::try_again;
+}
+
 }  // namespace a2a::detail

@@ -6,6 +6,8 @@
 #include <string>
 
 #include "select/cost_model.hpp"
+#include "select/machine.hpp"
+#include "select/policy.hpp"
 #include "core/algorithm.hpp"
 
 using namespace a2a::detail;

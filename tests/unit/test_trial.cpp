@@ -288,3 +288,50 @@ TEST(Trial, OneLostSliceDoesNotDecide) {
   for (int r = 1; r < 4; ++r) trial_fold(trial_pack({median_of(shm[static_cast<size_t>(r)]), 7e-6}, 0), all);
   EXPECT_EQ(trial_winner(trial_agreed_times(all, 2), 1), 0);
 }
+
+// The class's phases, driven by the pure transitions alone: a trial's
+// calls ask for the early check once (trying, 2-3 candidates), then for
+// the round's agreement; a close round goes to a confirmation, which ends
+// decided whatever its times; a clear round or an early winner decides.
+TEST(Trial, PhasesMoveByTheTransitions) {
+  for (int n = 1; n <= 4; ++n) {
+    int early = 0, round_at = -1;
+    for (int call = 1; call <= trial_calls(n); ++call) {
+      const TrialDue due = trial_due(call, n, Phase::trying);
+      early += due == TrialDue::early;
+      if (due == TrialDue::round && round_at < 0) round_at = call;
+    }
+    EXPECT_EQ(early, n > 1 && n <= kEarlyMost ? 1 : 0) << n;
+    EXPECT_EQ(round_at, trial_calls(n)) << n;
+    EXPECT_EQ(trial_due(early_calls(2), 2, Phase::confirming), TrialDue::more);  // no early end in a confirmation
+  }
+  // native at 1: a close winner is confirmed against it, then kept.
+  RoundEnd end = round_end(Phase::trying, {0.9, 1.0}, 1, kTrialMargin, -1);
+  EXPECT_EQ(end.next, Phase::confirming);
+  EXPECT_EQ(end.winner, 0);
+  EXPECT_EQ(end.challenger, 0);
+  end = round_end(Phase::confirming, {1.0, 0.9}, 1, kTrialMargin, -1);
+  EXPECT_EQ(end.next, Phase::decided);
+  EXPECT_EQ(end.winner, 1);  // native won the confirmation
+  // A clear round, an early winner: decided at once.
+  end = round_end(Phase::trying, {0.5, 1.0, 0.7}, 1, kTrialMargin, -1);
+  EXPECT_EQ(end.next, Phase::decided);
+  EXPECT_EQ(end.winner, 0);
+  end = round_end(Phase::trying, {0.95, 1.0}, 1, kTrialMargin, 0);
+  EXPECT_EQ(end.next, Phase::decided);
+  EXPECT_EQ(end.winner, 0);
+  // Native won closely: the runner-up challenges it.
+  end = round_end(Phase::trying, {1.2, 1.0, 1.1}, 1, kTrialMargin, -1);
+  EXPECT_EQ(end.next, Phase::confirming);
+  EXPECT_EQ(end.winner, 1);
+  EXPECT_EQ(end.challenger, 2);
+  // No time for anyone: native, else the first.
+  EXPECT_EQ(round_end(Phase::trying, {0.0, 0.0}, 1, kTrialMargin, -1).winner, 1);
+  EXPECT_EQ(round_end(Phase::trying, {0.0, 0.0}, -1, kTrialMargin, -1).winner, 0);
+  // A decided class's agreement.
+  EXPECT_EQ(event_end(false, false, true), EventEnd::keep);
+  EXPECT_EQ(event_end(true, false, true), EventEnd::try_again);   // times drifted: a trial
+  EXPECT_EQ(event_end(false, true, true), EventEnd::take_kept);   // sizes moved to a class tried before
+  EXPECT_EQ(event_end(false, true, false), EventEnd::try_again);  // to a new one
+  EXPECT_EQ(event_end(true, true, true), EventEnd::take_kept);    // a drift then was of the old sizes
+}

@@ -1,0 +1,114 @@
+// auto's default policy in one place: every number it decides by and the
+// pure rules that turn the cost model's ranking (cost_model.hpp) into what
+// is tried and what runs untried.  The trial's arithmetic is trial.hpp,
+// the class's states auto.hpp; docs/auto.md gives the measurement behind
+// each number.  No MPI (tests/unit/test_cost_model.cpp, test_trial.cpp).
+//
+//   untried   native, unless another is modelled at most kNativeMargin of it
+//   tried     the pick, native, the runner-up modelled within kTrialClose
+//   trial     kTrialRounds rounds of turns (ABBA) of kTrialRepeat calls, the last timed;
+//             the slowest rank's medians agreed; native unless another is within kTrialMargin
+//   early     after kEarlyRounds, a candidate whose slowest call is kEarlyClear
+//             times faster than every other's fastest wins
+//   confirm   a winner closer to native than kConfirmAbove meets it in one more round
+//   drift     every kSampleEvery-th call timed; a median of kDriftSamples over kDrift
+//             of the trial's time flags the rank; flags agreed every kFirstCheck
+//             calls, doubling to kLastCheck; a flag runs the trial again
+//   sizes     the class of every alltoallv size is tried again where a call's bytes move
+//             kSizesMoved out of its trial's, agreed at most 1 / kSizeCheckShare of its time
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/config.hpp"
+#include "select/cost_model.hpp"
+#include "select/registry.hpp"
+
+namespace a2a::detail {
+
+constexpr double kNativeMargin = 0.8;
+constexpr double kTrialClose = 1.5;
+constexpr int kTrialRepeat = 2;
+constexpr int kTrialRounds = 4;
+constexpr double kTrialMargin = 0.97;
+constexpr int kEarlyRounds = 2;
+constexpr double kEarlyClear = 1.25;
+constexpr double kConfirmAbove = 0.8;
+constexpr long long kSampleEvery = 64;
+constexpr double kDrift = 1.5;
+constexpr int kDriftSamples = 4;
+constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
+constexpr double kSizesMoved = 1.5;
+constexpr double kSizeCheckShare = 100;
+
+// A class's size: its power of two (0 for 0).  Classes are alltoall's
+// block sizes, alltoallv's global mean and largest blocks (auto.hpp).
+constexpr long long size_class(long long x) {
+  long long c = 1;
+  while (c <= x / 2) c *= 2;
+  return x > 0 ? c : 0;
+}
+
+// What auto runs on the model's ranking, untried: native, unless the
+// cheapest other costs at most `margin` of native's time with `extra`
+// seconds added (alltoallv: the size allreduce its choice needs).
+// `margin` 1: the cheapest, for picks a trial will check.
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kNativeMargin);
+// What a trial times: the model's pick, native, and the cheapest other
+// where it is modelled within kTrialClose of the pick (of native, where
+// native is the pick).  Native alone: nothing is worth a call.
+std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
+// Which of a trial's candidates (specs) are worth calls at the size of
+// `ranked`: native, those the ranking lacks, those modelled within
+// kTrialClose of native.
+std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked);
+
+// Whether a spec's algorithm sends on a2a's private duplicate (a collective
+// MPI_Comm_dup on a communicator's first use of one).
+bool needs_duplicate(Collective coll, const std::string& spec);
+// A tuning entry's pick, tried against native only under A2A_AUTO_TRIAL=all.
+std::vector<std::string> tuned_candidates(const std::string& pick, Config::Trial mode);
+// The model's ranking as a trial's candidates (A2A_AUTO_TRIAL=off: its pick
+// alone); a runner-up that would make the private duplicate is dropped
+// where the pick does not make it (a program making a communicator per
+// plan, as FFTW does, would pay one per communicator for a trial turn).
+std::vector<std::string> modelled_candidates(Collective coll, const std::vector<CostedSpec>& ranked,
+                                             Config::Trial mode);
+
+// Device buffers: cuda-ipc's IPC path at every size against host staging
+// of the library's own call (the trial, not the hybrid's ipc-threshold, the
+// paper's A100 value, says where staging wins); untried, the hybrid.
+std::vector<std::string> device_candidates(Config::Trial mode);
+
+// Alltoallv's choice per call on the global sizes costs an allreduce a
+// call.  Linear, spread-out and scattered send the same messages (one per
+// non-empty pair, same tag), so ranks may even mix them.
+bool same_messages_family(const std::string& spec);
+// Whether that choice pays for its allreduce on this layout, by the model
+// over blocks of 1 B .. 1 GiB and skews 1, 4 and 64; where not, `single`
+// is the best pick for every size (of the model's picks, native and
+// `given`, by the geometric mean of each one's time over the best) and
+// `runner_up` the best other modelled under kTrialMargin of native
+// somewhere (empty where none).
+bool sizes_pay(const ModelLayout& layout, const MachineModel& m, const std::vector<std::string>& given,
+               std::string& single, std::string& runner_up);
+// Untried (A2A_AUTO_TRIAL=off): whether one pick serves every size, the
+// picks of the model over that sweep appended to `picks` (the tuning
+// file's).  Where winners change with the size, a non-native pick must
+// beat native with the size allreduce added; where native still wins some
+// sizes, native runs at all of them.
+bool untried_single_pick(const ModelLayout& layout, const MachineModel& m, std::vector<std::string>& picks);
+// Whether every pick is one algorithm or one of the same-message family.
+bool one_family(const std::vector<std::string>& picks);
+// The most frequent of the picks.
+std::string most_picked(const std::vector<std::string>& picks);
+// What the class of every size tries: the pick, native, the runner-up
+// (unless it would make the private duplicate that the pick does not).
+std::vector<std::string> every_size_candidates(const std::string& pick, const std::string& runner_up);
+// The mean block at which its later trials price their candidates: the
+// ranks' mean bytes a call moves, sent and received, over 2P.
+long long every_size_block(double mean_call_bytes, int P);
+// Whether the union of the [lo, hi] ranges covers every mean block size.
+bool covers_all(std::vector<std::pair<long long, long long>> ranges);
+
+}  // namespace a2a::detail
