@@ -383,7 +383,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
       return MPI_SUCCESS;
     case EventEnd::try_again:
       say(ctx, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
-          c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", drifted ? kDrift : kSizesMoved,
+          c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", kDrift,
           drifted ? "its trial time" : "from its trial's bytes");
       try_again(ctx, c, agreed[2] / ctx.size);
       return MPI_SUCCESS;

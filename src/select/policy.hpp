@@ -4,18 +4,22 @@
 // the class's states auto.hpp; docs/auto.md gives the measurement behind
 // each number.  No MPI (tests/unit/test_cost_model.cpp, test_trial.cpp).
 //
-//   untried   native, unless another is modelled at most kNativeMargin of it
+// Two times are told apart without more evidence where one is at most
+// kClear of the other: the machine's phases move one round's times by
+// 10-30 %.  A factor of kDrift is a call off its trial, in time or bytes.
+//
+//   untried   native, unless another is modelled at most kClear of it
 //   tried     the pick, native, the runner-up modelled within kTrialClose
 //   trial     kTrialRounds rounds of turns (ABBA) of kTrialRepeat calls, the last timed;
 //             the slowest rank's medians agreed; native unless another is within kTrialMargin
-//   early     after kEarlyRounds, a candidate whose slowest call is kEarlyClear
-//             times faster than every other's fastest wins
-//   confirm   a winner closer to native than kConfirmAbove meets it in one more round
+//   early     after half the rounds, a candidate whose slowest call takes at most
+//             kClear of every other's fastest wins
+//   confirm   a winner closer to native than kClear meets it in one more round
 //   drift     every kSampleEvery-th call timed; a median of kDriftSamples over kDrift
 //             of the trial's time flags the rank; flags agreed every kFirstCheck
 //             calls, doubling to kLastCheck; a flag runs the trial again
 //   sizes     the class of every alltoallv size is tried again where a call's bytes move
-//             kSizesMoved out of its trial's, agreed at most 1 / kSizeCheckShare of its time
+//             kDrift out of its trial's, agreed at most 1 / kSizeCheckShare of its time
 #pragma once
 #include <string>
 #include <vector>
@@ -26,19 +30,19 @@
 
 namespace a2a::detail {
 
-constexpr double kNativeMargin = 0.8;
-constexpr double kTrialClose = 1.5;
+// The trial.
 constexpr int kTrialRepeat = 2;
 constexpr int kTrialRounds = 4;
 constexpr double kTrialMargin = 0.97;
-constexpr int kEarlyRounds = 2;
-constexpr double kEarlyClear = 1.25;
-constexpr double kConfirmAbove = 0.8;
+constexpr double kClear = 0.8;
+constexpr int kEarlyRounds = kTrialRounds / 2;
+// The model's candidates.
+constexpr double kTrialClose = 1.5;
+// The decided class's watch.
 constexpr long long kSampleEvery = 64;
 constexpr double kDrift = 1.5;
 constexpr int kDriftSamples = 4;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
-constexpr double kSizesMoved = 1.5;
 constexpr double kSizeCheckShare = 100;
 
 // A class's size: its power of two (0 for 0).  Classes are alltoall's
@@ -53,7 +57,7 @@ constexpr long long size_class(long long x) {
 // cheapest other costs at most `margin` of native's time with `extra`
 // seconds added (alltoallv: the size allreduce its choice needs).
 // `margin` 1: the cheapest, for picks a trial will check.
-std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kNativeMargin);
+std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kClear);
 // What a trial times: the model's pick, native, and the cheapest other
 // where it is modelled within kTrialClose of the pick (of native, where
 // native is the pick).  Native alone: nothing is worth a call.

@@ -91,7 +91,7 @@ int early_winner(const TrialAgreement& folded, size_t n) {
   const double slowest = folded.slot[2 * w];
   if (!(slowest > 0) || slowest >= kNoSample) return -1;
   for (size_t j = 0; j < n; ++j)
-    if (j != w && -folded.slot[2 * j + 1] < kEarlyClear * slowest) return -1;
+    if (j != w && kClear * -folded.slot[2 * j + 1] < slowest) return -1;
   return static_cast<int>(w);
 }
 
@@ -116,9 +116,9 @@ int confirmation_challenger(const std::vector<double>& seconds, int win, int nat
   if (native_at < 0 || win < 0) return -1;
   const double native = seconds[static_cast<size_t>(native_at)];
   if (!(native > 0)) return -1;
-  if (win != native_at) return seconds[static_cast<size_t>(win)] > kConfirmAbove * native ? win : -1;
+  if (win != native_at) return seconds[static_cast<size_t>(win)] > kClear * native ? win : -1;
   const int best = fastest_other(seconds, native_at);
-  return best >= 0 && kConfirmAbove * seconds[best] < native ? best : -1;
+  return best >= 0 && kClear * seconds[best] < native ? best : -1;
 }
 
 std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
@@ -131,7 +131,7 @@ std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector
 
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
-  if (lo_ >= 0 && (bytes > kSizesMoved * hi_ || bytes * kSizesMoved < lo_)) moved_ = flagged_ = true;
+  if (lo_ >= 0 && (bytes > kDrift * hi_ || bytes * kDrift < lo_)) moved_ = flagged_ = true;
   const double scale = bytes_ > 0 && bytes > bytes_ ? bytes / bytes_ : 1.0;
   ratio_[n_++ % kDriftSamples] = seconds / (expected_ * scale);
   if (n_ < kDriftSamples) return;

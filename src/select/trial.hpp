@@ -75,7 +75,7 @@ void trial_fold(const TrialAgreement& in, TrialAgreement& inout);
 std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n);
 double trial_bytes(const TrialAgreement& folded);
 
-// A clear trial ends early (kEarlyRounds, kEarlyClear): one allreduce of
+// A clear trial ends early (kEarlyRounds, kClear): one allreduce of
 // each candidate's slowest and fastest timed call over all ranks.
 constexpr int kEarlyMost = 3;  // candidates an early check covers (two slots each)
 constexpr int early_calls(int n) { return n * kEarlyRounds * kTrialRepeat; }
@@ -91,7 +91,7 @@ int early_winner(const TrialAgreement& folded, size_t n);
 // another candidate takes at most `margin` of its time; then the fastest.
 // Times of 0 or less (no sample) never win.
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
-// The candidate that meets native again in a confirmation (kConfirmAbove)
+// The candidate that meets native again in a confirmation (kClear)
 // before the round's winner `win` is kept: win where it is not native and
 // close; where native won, the fastest other where close; else -1.
 int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at);
@@ -135,12 +135,12 @@ class DriftWatch {
     expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = moved_ = false, lo_ = hi_ = -1;
   }
   // The class serves every size: its trial's calls moved lo .. hi bytes
-  // (kSizesMoved).
+  // (kDrift).
   void watch_sizes(double lo, double hi) { lo_ = lo, hi_ = hi; }
   // A timed call of `bytes`: expected to take the trial's time scaled up
   // by its bytes (never down: small calls cost their latency); flags the
   // rank when the median of the last kDriftSamples ratios passes kDrift,
-  // or, watching sizes, when the call's bytes moved kSizesMoved times out
+  // or, watching sizes, when the call's bytes moved kDrift times out
   // of the trial's.
   void sample(double seconds, double bytes);
   bool flagged() const { return flagged_; }

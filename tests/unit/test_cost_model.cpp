@@ -187,7 +187,7 @@ TEST(CostModel, NativeIsTheLibrarysOwnChoice) {
 }
 
 // Untried, auto runs native unless another candidate is modelled at most
-// kNativeMargin of native's time (with the size allreduce for alltoallv).
+// kClear of native's time (with the size allreduce for alltoallv).
 // The trial times the pick, native and a close runner-up.
 TEST(CostModel, PickRuleAndTrialCandidates) {
   const std::vector<CostedSpec> close = {{"native", 10, 4}, {"tra:radix=3", 8.5, 3}, {"spread-out", 12, 1}};

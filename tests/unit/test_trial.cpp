@@ -69,7 +69,7 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
 // alone before its winner is kept: a close winner other than native, or
 // native where another came close; a clear round or no native at all not.
 TEST(Trial, CloseRoundIsConfirmed) {
-  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, 1), 0);         // within kConfirmAbove of native
+  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, 1), 0);         // within kClear of native
   EXPECT_EQ(confirmation_challenger({1.0, 0.85, 0.95}, 2, 1), 2);  // the winner, not the runner-up
   EXPECT_EQ(confirmation_challenger({0.5, 1.0}, 0, 1), -1);        // clearly faster
   EXPECT_EQ(confirmation_challenger({0.8, 1.0}, 0, 1), -1);        // at the bound: kept
@@ -109,33 +109,33 @@ TEST(Trial, DriftWatch) {
   EXPECT_TRUE(w.flagged());
   w.reset(1e-6, 1000);
   EXPECT_FALSE(w.flagged()) << "a new trial starts a new watch";
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kSizesMoved * 2);
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kDrift * 2);
   EXPECT_FALSE(w.flagged()) << "a class of one size range does not watch sizes";
 }
 
 // The class of every alltoallv size runs its trial again when the calls
-// move kSizesMoved times more bytes than its trial's largest, or fewer than
+// move kDrift times more bytes than its trial's largest, or fewer than
 // its smallest: one timed call suffices, however fast.
 TEST(Trial, EverySizeWatchesSizes) {
   DriftWatch w;
   w.reset(1e-6, 1000);
   w.watch_sizes(500, 1000);
-  w.sample(1e-6, 1000 * kSizesMoved);
-  w.sample(1e-6, 500 / kSizesMoved);
-  EXPECT_FALSE(w.flagged()) << "within kSizesMoved of the trial's range";
-  w.sample(1e-9, 1000 * kSizesMoved * 1.01);
+  w.sample(1e-6, 1000 * kDrift);
+  w.sample(1e-6, 500 / kDrift);
+  EXPECT_FALSE(w.flagged()) << "within kDrift of the trial's range";
+  w.sample(1e-9, 1000 * kDrift * 1.01);
   EXPECT_TRUE(w.flagged());
   EXPECT_TRUE(w.moved());
   w.reset(1e-6, 1000);
   w.watch_sizes(500, 1000);
-  w.sample(1e-6, 500 / (kSizesMoved * 1.01));
+  w.sample(1e-6, 500 / (kDrift * 1.01));
   EXPECT_TRUE(w.moved()) << "smaller calls too";
   w.reset(1e-6, 0);
   w.watch_sizes(0, 0);
   w.sample(1e-6, 16);
   EXPECT_TRUE(w.moved()) << "a trial of empty calls";
   w.reset(1e-6, 1000);
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kSizesMoved * 2);
+  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kDrift * 2);
   EXPECT_FALSE(w.moved()) << "a reset watches no sizes";
   w.watch_sizes(1000, 1000);
   for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 1000);
@@ -180,7 +180,7 @@ TrialAgreement folded_early(const std::vector<std::vector<std::vector<double>>>&
 }
 
 // A trial ends early only where every timed call of the winner, on every
-// rank, beats every call of each other candidate by kEarlyClear: one lost
+// rank, beats every call of each other candidate by 1 / kClear: one lost
 // time slice can keep it going, never end it.
 TEST(Trial, EndsEarlyOnlyWhenEverySampleIsApart) {
   static_assert(kEarlyRounds < kTrialRounds && early_calls(2) < trial_calls(2));
