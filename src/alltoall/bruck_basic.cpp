@@ -8,6 +8,7 @@
 // Knob dt (default 0): dt=1 moves each step's blocks with a cached hindexed
 // datatype (MPI_Sendrecv_replace) instead of memcpy packing.
 #include "alltoall/working_array.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -25,6 +26,15 @@ Task<Result> bruck_basic(const UniformCall& c, const Params& prm) {
   if (rc != MPI_SUCCESS) co_return rc;
   for (int i = 0; i < P; ++i) std::memcpy(c.recv_block(mod(p - i, P)), W + i * n, c.bs);
   co_return MPI_SUCCESS;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo bruck_basic_row() {
+  return {.name = "bruck-basic",
+          .collective = Collective::alltoall,
+          .summary = "Bruck: rotation, log2 P steps, inverse rotation",
+          .params = {dt_knob()},
+          .uniform = bruck_basic};
 }
 
 }  // namespace a2a::detail

@@ -9,6 +9,7 @@
 // Knob dt (default 0): dt=1 moves each step's blocks with a cached hindexed
 // datatype (MPI_Sendrecv_replace) instead of memcpy packing.
 #include "alltoall/working_array.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -18,6 +19,15 @@ Task<Result> bruck_modified(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   for (int j = 0; j < P; ++j) std::memcpy(c.recv_block(j), c.send_block(mod(2LL * p - j, P)), c.bs);
   co_return co_await run_working_array(c, c.recv, c.rstride, p, c.ctx.tra_steps(2), -1, prm.dt, "bruck-modified");
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo bruck_modified_row() {
+  return {.name = "bruck-modified",
+          .collective = Collective::alltoall,
+          .summary = "Bruck without the final rotation",
+          .params = {dt_knob()},
+          .uniform = bruck_modified};
 }
 
 }  // namespace a2a::detail

@@ -14,6 +14,7 @@
 
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -68,6 +69,15 @@ Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
     c.count_round(s.slots.size());
   }
   co_return MPI_SUCCESS;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo bruck_zero_copy_row() {
+  return {.name = "bruck-zero-copy",
+          .collective = Collective::alltoall,
+          .summary = "Bruck alternating two buffers, received data never copied",
+          .params = {dt_knob()},
+          .uniform = bruck_zero_copy};
 }
 
 }  // namespace a2a::detail

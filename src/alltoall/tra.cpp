@@ -18,6 +18,7 @@
 // (p)-(r)).  Runs on the zero-rotation engine: no initial or final rotation;
 // scratch twice the largest batch's blocks, and its requests.
 #include "alltoall/store_forward.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -25,6 +26,15 @@ namespace a2a::detail {
 // only forward it (a frame, a resumption and a destruction per call).
 Task<Result> tra(const UniformCall& c, const Params& prm) {
   return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1, prm.ports);
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo tra_row() {
+  return {.name = "tra",
+          .collective = Collective::alltoall,
+          .summary = "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
+          .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
+          .uniform = tra};
 }
 
 }  // namespace a2a::detail

@@ -23,6 +23,7 @@
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -84,6 +85,39 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);
   co_return MPI_SUCCESS;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo tra2_row() {
+  return {.name = "tra2",
+          .collective = Collective::alltoall,
+          .summary = "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
+          .params = {{"radix-intra",
+                      KnobKind::intra_radix,
+                      "auto",
+                      "2..Q; auto = ceil(sqrt(Q))",
+                      [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
+                      0,
+                      0,
+                      {}},
+                     {"radix-inter",
+                      KnobKind::inter_radix,
+                      "auto",
+                      "2..N; auto = N",
+                      [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); },
+                      0,
+                      0,
+                      {}},
+                     intra_knob(),
+                     ports_knob("ports-intra", "radix-intra",
+                                "node phase: exchanges of one digit in flight, 1..r1-1 or all",
+                                [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); }),
+                     ports_knob("ports-inter", "radix-inter",
+                                "node-to-node phase: exchanges of one digit in flight, 1..r2-1 or all",
+                                [](Params& p, long long v) { p.ports_inter = static_cast<int>(v); })},
+          .uniform = tra2,
+          .fallback = "tra",
+          .needs = kNeedsEqualNodes};
 }
 
 }  // namespace a2a::detail

@@ -6,6 +6,7 @@
 // the library's, unknown (-1).  No knobs.
 #include "core/transport.hpp"
 #include "alltoallv/padding.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -20,6 +21,15 @@ Task<Result> padded_alltoall(const VarCall& c, const Params&) {
   c.stats.bytes_sent = static_cast<long long>(c.P() - 1) * static_cast<long long>(padded.M);
   unpad(c, padded);
   co_return MPI_SUCCESS;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo padded_alltoall_row() {
+  return {.name = "padded-alltoall",
+          .collective = Collective::alltoallv,
+          .summary = "pad every block to the global largest, then MPI_Alltoall",
+          .varying = padded_alltoall,
+          .fallback = "spread-out"};
 }
 
 }  // namespace a2a::detail

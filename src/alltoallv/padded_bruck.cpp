@@ -7,6 +7,7 @@
 // buffers) + 2*ceil(P/2)*M (Bruck's rounds).  Falls back to spread-out when
 // 2*P*M exceeds A2A_SCRATCH_LIMIT.  No knobs.
 #include "alltoallv/padding.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -21,6 +22,15 @@ Task<Result> padded_bruck(const VarCall& c, const Params& prm) {
   if (const int rc = (co_await bruck_zero_rotation(u, prm)).nested_code()) co_return rc;
   unpad(c, padded);
   co_return MPI_SUCCESS;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo padded_bruck_row() {
+  return {.name = "padded-bruck",
+          .collective = Collective::alltoallv,
+          .summary = "pad every block to the global largest, then zero-rotation Bruck",
+          .varying = padded_bruck,
+          .fallback = "spread-out"};
 }
 
 }  // namespace a2a::detail

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "alltoallv/two_phase.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -25,6 +26,16 @@ Task<Result> tuna(const VarCall& c, const Params& prm) {
   const long long r = prm.radix;
   co_return co_await run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
                                    [r](int i) { return schedule::tuna_temp_index(i, r); }, prm.ports);
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo tuna_row() {
+  return {.name = "tuna",
+          .collective = Collective::alltoallv,
+          .summary = "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
+          .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
+          .varying = tuna,
+          .plan_meta = true};
 }
 
 }  // namespace a2a::detail

@@ -29,6 +29,7 @@
 #include "schedule/hier.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -190,6 +191,37 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
     }
   }
   co_return err;
+}
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo tuna_hier_row() {
+  return {.name = "tuna-hier",
+          .collective = Collective::alltoallv,
+          .summary = "TuNA inside each node, then the nodes exchange scattered",
+          .params = {{"variant",
+                      KnobKind::choice,
+                      Params{}.staggered ? "staggered" : "coalesced",
+                      "coalesced (one message per node) or staggered (one per block)",
+                      [](Params& p, long long v) { p.staggered = v == 1; },
+                      0,
+                      0,
+                      {"coalesced", "staggered"}},
+                     {"radix",
+                      KnobKind::intra_radix,
+                      "auto",
+                      "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
+                      [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
+                      0,
+                      0,
+                      {}},
+                     block_knob("inter-node requests in flight per batch"),
+                     intra_knob(),
+                     ports_knob("ports", "radix", "node phase: TuNA exchanges of one digit in flight, 1..r-1 or all",
+                                [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); })},
+          .varying = tuna_hier,
+          .fallback = "tuna",
+          .needs = kNeedsEqualNodes,
+          .plan_meta = true};
 }
 
 }  // namespace a2a::detail

@@ -17,6 +17,7 @@
 #include "schedule/clustered.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -80,5 +81,15 @@ Task<Result> run(const Call& c, const Params& prm) {
 
 Task<Result> clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo clustered_row(Collective coll) {
+  return row_of(coll,
+                {.name = "clustered",
+                 .summary = "Traff's hierarchical 1-factor algorithm, for nodes of any sizes",
+                 .params = {intra_knob()},
+                 .needs = kNeedsNodes},
+                clustered, clustered);
+}
 
 }  // namespace a2a::detail

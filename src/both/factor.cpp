@@ -8,6 +8,7 @@
 // one rank per node.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -41,5 +42,13 @@ Task<Result> run(const Call& c, const Params&) {
 
 Task<Result> factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> factor(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo factor_row(Collective coll) {
+  return row_of(coll,
+                {.name = "factor",
+                 .summary = "1-factor: round i pairs u with (i-u) mod P, lower rank sends first"},
+                factor, factor);
+}
 
 }  // namespace a2a::detail

@@ -5,6 +5,7 @@
 // No scratch, no knobs.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -34,5 +35,13 @@ Task<Result> run(const Call& c, const Params&) {
 
 Task<Result> linear(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> linear(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo linear_row(Collective coll) {
+  return row_of(coll,
+                {.name = "linear",
+                 .summary = "Open MPI basic linear: all Irecv, then all Isend, one wait"},
+                linear, linear);
+}
 
 }  // namespace a2a::detail

@@ -3,6 +3,7 @@
 // K = D = P-1, cost (P-1)*(alpha + n*beta).  No scratch, no knobs.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -28,5 +29,13 @@ Task<Result> run(const Call& c, const Params&) {
 
 Task<Result> pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo pairwise_row(Collective coll) {
+  return row_of(coll,
+                {.name = "pairwise",
+                 .summary = "P-1 blocking exchanges, to rank+i from rank-i"},
+                pairwise, pairwise);
+}
 
 }  // namespace a2a::detail

@@ -6,6 +6,7 @@
 
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -40,5 +41,14 @@ Task<Result> run(const Call& c, const Params& prm) {
 
 Task<Result> scattered(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> scattered(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo scattered_row(Collective coll) {
+  return row_of(coll,
+                {.name = "scattered",
+                 .summary = "MPICH batched spread-out",
+                 .params = {block_knob("requests in flight per batch (>= 1)")}},
+                scattered, scattered);
+}
 
 }  // namespace a2a::detail

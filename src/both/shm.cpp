@@ -70,6 +70,7 @@
 #include "schedule/shm.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -611,5 +612,27 @@ Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserve
   return phase(c, prm, reserved);
 }
 Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved) { return phase(c, prm, reserved); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo shm_row(Collective coll) {
+  static const std::vector<ParamInfo> knobs = {
+      {"direct", KnobKind::bytes_auto, "auto",
+       "smallest block (bytes; K, M, G) read straight from the sender's buffer instead of through the segment; "
+       "auto: the measured crossover; off: never",
+       [](Params& p, long long v) { p.shm_direct = v; }, 0, 1LL << 62, {}, true},
+      {"via", KnobKind::choice, "auto", "how direct blocks travel: cma (one copy, process_vm_readv), p2p (messages); "
+       "auto: the measured cheaper one where CMA is allowed",
+       [](Params& p, long long v) { p.shm_via = static_cast<Params::ShmVia>(v); }, 0, 0, {"auto", "cma", "p2p"}, true,
+       false}};
+  return row_of(coll,
+                {.name = "shm",
+                 .summary = "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait; "
+                             "large blocks straight from buffer to buffer (CMA or messages)",
+                 .params = knobs,
+                 .fallback = "spread-out",
+                 .needs = kNeedsOneNode,
+                 .private_comm = false},
+                shm, shm);
+}
 
 }  // namespace a2a::detail

@@ -3,6 +3,7 @@
 // K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.  No scratch, no knobs.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/row.hpp"
 
 namespace a2a::detail {
 
@@ -28,5 +29,13 @@ Task<Result> run(const Call& c, const Params&) {
 
 Task<Result> spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
+
+// Its row (core/row.hpp), listed by the registry.
+AlgorithmInfo spread_out_row(Collective coll) {
+  return row_of(coll,
+                {.name = "spread-out",
+                 .summary = "Isend/Irecv with peer (rank+i)%P in round-robin order"},
+                spread_out, spread_out);
+}
 
 }  // namespace a2a::detail

@@ -13,33 +13,25 @@
 
 namespace a2a::detail {
 
-// The entry points, one per algorithm file, declared where they are registered.
-Task<Result> linear(const UniformCall&, const Params&);
-Task<Result> spread_out(const UniformCall&, const Params&);
-Task<Result> scattered(const UniformCall&, const Params&);
-Task<Result> pairwise(const UniformCall&, const Params&);
-Task<Result> bruck_basic(const UniformCall&, const Params&);
-Task<Result> bruck_modified(const UniformCall&, const Params&);
-Task<Result> bruck_zero_copy(const UniformCall&, const Params&);
-Task<Result> bruck_zero_rotation(const UniformCall&, const Params&);
-Task<Result> tra(const UniformCall&, const Params&);
-Task<Result> factor(const UniformCall&, const Params&);
-Task<Result> tra2(const UniformCall&, const Params&);
-Task<Result> clustered(const UniformCall&, const Params&);
-
-Task<Result> linear(const VarCall&, const Params&);
-Task<Result> spread_out(const VarCall&, const Params&);
-Task<Result> scattered(const VarCall&, const Params&);
-Task<Result> pairwise(const VarCall&, const Params&);
-Task<Result> padded_bruck(const VarCall&, const Params&);
-Task<Result> padded_alltoall(const VarCall&, const Params&);
-Task<Result> two_phase_bruck(const VarCall&, const Params&);
-Task<Result> tuna(const VarCall&, const Params&);
-Task<Result> factor(const VarCall&, const Params&);
-Task<Result> tuna_hier(const VarCall&, const Params&);
-Task<Result> clustered(const VarCall&, const Params&);
-Task<Result> shm(const UniformCall&, const Params&);
-Task<Result> shm(const VarCall&, const Params&);
+// The rows, one per algorithm file (those of both collectives take which).
+AlgorithmInfo linear_row(Collective);
+AlgorithmInfo spread_out_row(Collective);
+AlgorithmInfo scattered_row(Collective);
+AlgorithmInfo pairwise_row(Collective);
+AlgorithmInfo factor_row(Collective);
+AlgorithmInfo clustered_row(Collective);
+AlgorithmInfo shm_row(Collective);
+AlgorithmInfo bruck_basic_row();
+AlgorithmInfo bruck_modified_row();
+AlgorithmInfo bruck_zero_copy_row();
+AlgorithmInfo bruck_zero_rotation_row();
+AlgorithmInfo tra_row();
+AlgorithmInfo tra2_row();
+AlgorithmInfo padded_bruck_row();
+AlgorithmInfo padded_alltoall_row();
+AlgorithmInfo two_phase_bruck_row();
+AlgorithmInfo tuna_row();
+AlgorithmInfo tuna_hier_row();
 
 // cuda-ipc on host buffers: a fallback (device buffers never reach the
 // registry's entry; the API runs them in src/gpu).
@@ -48,53 +40,17 @@ Task<Result> cuda_ipc_host(const VarCall&, const Params&) { co_return Result::fa
 
 namespace {
 
-// 4096 -> "4K": byte defaults shown as a user would write them.
-std::string bytes_text(long long v) {
-  const char* units = "KMG";
-  int u = -1;
-  while (u < 2 && v != 0 && v % 1024 == 0) v /= 1024, ++u;
-  return std::to_string(v) + (u >= 0 ? std::string(1, units[u]) : "");
+// The row with the cost model's entry: auto may pick it.
+AlgorithmInfo priced(AlgorithmInfo r, CostFn cost) {
+  r.cost = cost;
+  return r;
 }
 
 const Params kDefaults{};
 
-ParamInfo radix_knob(const char* help) {
-  return {"radix", KnobKind::radix, "auto", help, [](Params& p, long long v) { p.radix = static_cast<int>(v); }, 0, 0, {}};
-}
-// The k-port form's batch size (Params::ports): knobs added later, so the
-// default (all) is left out of the canonical name.
-ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long)) {
-  return {key, KnobKind::ports, "all", help, set, 0, 0, {}, true, true, radix_key};
-}
-ParamInfo tra_ports_knob() {
-  return ports_knob("ports", "radix", "exchanges of one digit in flight together, 1..r-1 or all (the k-port form)",
-                    [](Params& p, long long v) { p.ports = static_cast<int>(v); });
-}
-
-ParamInfo block_knob(const char* help) {
-  return {"block", KnobKind::integer, std::to_string(kDefaults.block), help,
-          [](Params& p, long long v) { p.block = static_cast<int>(v); }, 1, 1 << 30, {}};
-}
-ParamInfo dt_knob() {
-  return {"dt", KnobKind::choice, kDefaults.dt ? "1" : "0", "1: move blocks with MPI derived datatypes instead of memcpy",
-          [](Params& p, long long v) { p.dt = v == 1; }, 0, 0, {"0", "1"}};
-}
-// The intra-node phase of a node-aware algorithm: point-to-point messages,
-// or the shared-memory exchange (shm) among the node's ranks.
-ParamInfo intra_knob() {
-  return {"intra", KnobKind::choice, "p2p", "intra-node phase: p2p (messages) or shm (through shared memory)",
-          [](Params& p, long long v) { p.intra_shm = v == 1; }, 0, 0, {"p2p", "shm"}, true};
-}
-
-ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
-                     void (*set)(Params&, long long)) {
-  return {key, KnobKind::bytes, bytes_text(fallback), help, set, lo, hi, {}};
-}
-
 }  // namespace
 
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const ParamInfo dt = dt_knob();
   static const std::vector<std::string> paths = {"kernel", "memcpy", "hybrid"};  // GpuPathMode's order
   static const std::vector<ParamInfo> ipc = {
       {"path", KnobKind::choice, paths[static_cast<int>(kDefaults.gpu_path)],
@@ -110,101 +66,21 @@ const std::vector<AlgorithmInfo>& algorithms() {
       bytes_knob("chunk", kDefaults.chunk, 1, 1LL << 30,
                  "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
                  [](Params& p, long long v) { p.chunk = v; })};
-  static const char* shm_summary =
-      "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait; "
-      "large blocks straight from buffer to buffer (CMA or messages)";
-  static const std::vector<ParamInfo> shm_knobs = {
-      {"direct", KnobKind::bytes_auto, "auto",
-       "smallest block (bytes; K, M, G) read straight from the sender's buffer instead of through the segment; "
-       "auto: the measured crossover; off: never",
-       [](Params& p, long long v) { p.shm_direct = v; }, 0, 1LL << 62, {}, true},
-      {"via", KnobKind::choice, "auto", "how direct blocks travel: cma (one copy, process_vm_readv), p2p (messages); "
-       "auto: the measured cheaper one where CMA is allowed",
-       [](Params& p, long long v) { p.shm_via = static_cast<Params::ShmVia>(v); }, 0, 0, {"auto", "cma", "p2p"}, true,
-       false}};
   static const char* ipc_summary =
       "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
       {.name = "native", .collective = Collective::alltoall, .summary = "the MPI library's own MPI_Alltoall"},
-      {.name = "linear",
-       .collective = Collective::alltoall,
-       .summary = "Open MPI basic linear: all Irecv, then all Isend, one wait",
-       .uniform = linear},
-      {.name = "spread-out",
-       .collective = Collective::alltoall,
-       .summary = "Isend/Irecv with peer (rank+i)%P in round-robin order",
-       .uniform = spread_out,
-       .cost = cost_spread_out},
-      {.name = "scattered",
-       .collective = Collective::alltoall,
-       .summary = "MPICH batched spread-out",
-       .params = {block_knob("requests in flight per batch (>= 1)")},
-       .uniform = scattered},
-      {.name = "pairwise",
-       .collective = Collective::alltoall,
-       .summary = "P-1 blocking exchanges, to rank+i from rank-i",
-       .uniform = pairwise,
-       .cost = cost_pairwise},
-      {.name = "bruck-basic",
-       .collective = Collective::alltoall,
-       .summary = "Bruck: rotation, log2 P steps, inverse rotation",
-       .params = {dt},
-       .uniform = bruck_basic},
-      {.name = "bruck-modified",
-       .collective = Collective::alltoall,
-       .summary = "Bruck without the final rotation",
-       .params = {dt},
-       .uniform = bruck_modified},
-      {.name = "bruck-zero-copy",
-       .collective = Collective::alltoall,
-       .summary = "Bruck alternating two buffers, received data never copied",
-       .params = {dt},
-       .uniform = bruck_zero_copy},
-      {.name = "bruck-zero-rotation",
-       .collective = Collective::alltoall,
-       .summary = "Bruck with a rotation index, no rotation phase at all",
-       .uniform = bruck_zero_rotation},
-      {.name = "tra",
-       .collective = Collective::alltoall,
-       .summary = "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
-       .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
-       .uniform = tra,
-       .cost = cost_tra},
-      {.name = "tra2",
-       .collective = Collective::alltoall,
-       .summary = "two-layer TRA: intra-node rounds, then inter-node rounds between nodes",
-       .params = {{"radix-intra",
-                   KnobKind::intra_radix,
-                   "auto",
-                   "2..Q; auto = ceil(sqrt(Q))",
-                   [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
-                   0,
-                   0,
-                   {}},
-                  {"radix-inter",
-                   KnobKind::inter_radix,
-                   "auto",
-                   "2..N; auto = N",
-                   [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); },
-                   0,
-                   0,
-                   {}},
-                  intra_knob(),
-                  ports_knob("ports-intra", "radix-intra",
-                             "node phase: exchanges of one digit in flight, 1..r1-1 or all",
-                             [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); }),
-                  ports_knob("ports-inter", "radix-inter",
-                             "node-to-node phase: exchanges of one digit in flight, 1..r2-1 or all",
-                             [](Params& p, long long v) { p.ports_inter = static_cast<int>(v); })},
-       .uniform = tra2,
-       .fallback = "tra",
-       .needs = kNeedsEqualNodes,
-       .cost = cost_tra2},
-      {.name = "factor",
-       .collective = Collective::alltoall,
-       .summary = "1-factor: round i pairs u with (i-u) mod P, lower rank sends first",
-       .uniform = factor,
-       .cost = cost_factor},
+      linear_row(Collective::alltoall),
+      priced(spread_out_row(Collective::alltoall), cost_spread_out),
+      scattered_row(Collective::alltoall),
+      priced(pairwise_row(Collective::alltoall), cost_pairwise),
+      bruck_basic_row(),
+      bruck_modified_row(),
+      bruck_zero_copy_row(),
+      bruck_zero_rotation_row(),
+      priced(tra_row(), cost_tra),
+      priced(tra2_row(), cost_tra2),
+      priced(factor_row(Collective::alltoall), cost_factor),
       {.name = "cuda-ipc",
        .collective = Collective::alltoall,
        .summary = ipc_summary,
@@ -212,121 +88,28 @@ const std::vector<AlgorithmInfo>& algorithms() {
        .uniform = cuda_ipc_host,
        .fallback = "spread-out",
        .needs = kNeedsDevice},
-      {.name = "clustered",
-       .collective = Collective::alltoall,
-       .summary = "Traff's hierarchical 1-factor algorithm, for nodes of any sizes",
-       .params = {intra_knob()},
-       .uniform = clustered,
-       .needs = kNeedsNodes,
-       .cost = cost_clustered},
-      {.name = "shm",
-       .collective = Collective::alltoall,
-       .summary = shm_summary,
-       .params = shm_knobs,
-       .uniform = shm,
-       .fallback = "spread-out",
-       .needs = kNeedsOneNode,
-       .cost = cost_shm,
-       .private_comm = false},
+      priced(clustered_row(Collective::alltoall), cost_clustered),
+      priced(shm_row(Collective::alltoall), cost_shm),
       {.name = "native", .collective = Collective::alltoallv, .summary = "the MPI library's own MPI_Alltoallv"},
-      {.name = "linear",
-       .collective = Collective::alltoallv,
-       .summary = "Open MPI basic linear: all Irecv, then all Isend, one wait",
-       .varying = linear},
-      {.name = "spread-out",
-       .collective = Collective::alltoallv,
-       .summary = "Isend/Irecv with peer (rank+i)%P in round-robin order",
-       .varying = spread_out,
-       .cost = cost_spread_out},
-      {.name = "scattered",
-       .collective = Collective::alltoallv,
-       .summary = "MPICH batched spread-out",
-       .params = {block_knob("requests in flight per batch (>= 1)")},
-       .varying = scattered},
-      {.name = "pairwise",
-       .collective = Collective::alltoallv,
-       .summary = "P-1 blocking exchanges, to rank+i from rank-i",
-       .varying = pairwise,
-       .cost = cost_pairwise},
-      {.name = "padded-bruck",
-       .collective = Collective::alltoallv,
-       .summary = "pad every block to the global largest, then zero-rotation Bruck",
-       .varying = padded_bruck,
-       .fallback = "spread-out",
-       .cost = cost_padded_bruck},
-      {.name = "padded-alltoall",
-       .collective = Collective::alltoallv,
-       .summary = "pad every block to the global largest, then MPI_Alltoall",
-       .varying = padded_alltoall,
-       .fallback = "spread-out"},
-      {.name = "two-phase-bruck",
-       .collective = Collective::alltoallv,
-       .summary = "radix-2 Bruck, block sizes then blocks each round, P-block store",
-       .varying = two_phase_bruck,
-       .plan_meta = true},
-      {.name = "tuna-hier",
-       .collective = Collective::alltoallv,
-       .summary = "TuNA inside each node, then the nodes exchange scattered",
-       .params = {{"variant",
-                   KnobKind::choice,
-                   kDefaults.staggered ? "staggered" : "coalesced",
-                   "coalesced (one message per node) or staggered (one per block)",
-                   [](Params& p, long long v) { p.staggered = v == 1; },
-                   0,
-                   0,
-                   {"coalesced", "staggered"}},
-                  {"radix",
-                   KnobKind::intra_radix,
-                   "auto",
-                   "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
-                   [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
-                   0,
-                   0,
-                   {}},
-                  block_knob("inter-node requests in flight per batch"),
-                  intra_knob(),
-                  ports_knob("ports", "radix", "node phase: TuNA exchanges of one digit in flight, 1..r-1 or all",
-                             [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); })},
-       .varying = tuna_hier,
-       .fallback = "tuna",
-       .needs = kNeedsEqualNodes,
-       .cost = cost_tuna_hier,
-       .plan_meta = true},
-      {.name = "factor",
-       .collective = Collective::alltoallv,
-       .summary = "1-factor: round i pairs u with (i-u) mod P, lower rank sends first",
-       .varying = factor,
-       .cost = cost_factor},
-      {.name = "clustered",
-       .collective = Collective::alltoallv,
-       .summary = "Traff's hierarchical 1-factor algorithm, for nodes of any sizes",
-       .params = {intra_knob()},
-       .varying = clustered,
-       .needs = kNeedsNodes,
-       .cost = cost_clustered},
-      {.name = "tuna",
-       .collective = Collective::alltoallv,
-       .summary = "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
-       .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
-       .varying = tuna,
-       .cost = cost_tuna,
-       .plan_meta = true},
-      {.name = "shm",
-       .collective = Collective::alltoallv,
-       .summary = shm_summary,
-       .params = shm_knobs,
-       .varying = shm,
-       .fallback = "spread-out",
-       .needs = kNeedsOneNode,
-       .cost = cost_shm,
-       .private_comm = false},
+      linear_row(Collective::alltoallv),
+      priced(spread_out_row(Collective::alltoallv), cost_spread_out),
+      scattered_row(Collective::alltoallv),
+      priced(pairwise_row(Collective::alltoallv), cost_pairwise),
+      priced(padded_bruck_row(), cost_padded_bruck),
+      padded_alltoall_row(),
+      two_phase_bruck_row(),
+      priced(tuna_hier_row(), cost_tuna_hier),
+      priced(factor_row(Collective::alltoallv), cost_factor),
+      priced(clustered_row(Collective::alltoallv), cost_clustered),
+      priced(tuna_row(), cost_tuna),
+      priced(shm_row(Collective::alltoallv), cost_shm),
       {.name = "cuda-ipc",
        .collective = Collective::alltoallv,
        .summary = ipc_summary,
        .params = ipc,
        .varying = cuda_ipc_host,
        .fallback = "spread-out",
-       .needs = kNeedsDevice},
+       .needs = kNeedsDevice}
   };
   return table;
 }

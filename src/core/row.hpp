@@ -1,0 +1,88 @@
+// What an algorithm file says of itself: its row (name, summary, knobs
+// with defaults, entry points, fallback, needs), which the registry
+// (select/registry.hpp) lists; and the knobs several algorithms share.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/algorithm.hpp"
+
+namespace a2a::detail {
+
+// How a knob's text becomes a value: parsed and range-checked in one place
+// (resolve), stored through `set`, and shown in the canonical name.
+enum class KnobKind {
+  radix,         // "auto" (ceil(sqrt P)) or an integer >= 2, clamped to P; shown as resolved
+  intra_radix,   // "auto" (stored 0) or an integer >= 2: a radix among a node's Q ranks, resolved by the algorithm
+  inter_radix,   // the same among the N nodes
+  ports,         // "all" (stored Params::kAllPorts) or an integer >= 1: exchanges in flight; at or above r-1 runs as all
+  integer,       // an integer in [lo, hi]
+  bytes,         // a byte count with an optional K, M or G, in [lo, hi]
+  bytes_auto,    // the same, or "auto" (stored -1: the machine's measured value) or "off" (stored LLONG_MAX)
+  choice,        // one of `choices`; the index is stored
+};
+
+struct ParamInfo {
+  const char* key;
+  KnobKind kind;
+  std::string fallback;  // the default, as text (numbers from Params{}: one source)
+  const char* help;
+  void (*set)(Params&, long long);
+  long long lo = 0, hi = 0;          // integer, bytes
+  std::vector<std::string> choices;  // choice
+  bool quiet_default = false;  // left out of the canonical name at its default (knobs added later)
+  bool swept = true;           // choice knobs: sweeps take every choice (else only the default)
+  const char* radix_key = nullptr;  // ports knobs: the radix knob they count exchanges of (r-1 or more: all)
+};
+
+enum class Collective { alltoall, alltoallv };
+
+// Where an algorithm is worth running (it runs anywhere, falling back where
+// it must): every sweep (a2a tune, the cost model) skips rows that need
+// more than the layout offers.
+enum Needs : unsigned {
+  kNeedsNothing = 0,
+  kNeedsNodes = 1,       // more than one node
+  kNeedsEqualNodes = 2,  // more than one node, of equal sizes above one rank
+  kNeedsDevice = 4,      // device buffers
+  kNeedsOneNode = 8,     // every rank on one node (they share memory)
+};
+struct ModelCall;  // the cost model's input and output (select/cost_model.hpp)
+struct ModelCost;
+using CostFn = ModelCost (*)(const ModelCall&, const Params&);
+
+// An algorithm's row, written with designated initializers in its own
+// file: what a row leaves out is its default here.  The registry
+// (select/registry.cpp) lists the rows and adds the cost entries.
+struct AlgorithmInfo {
+  const char* name = nullptr;
+  Collective collective = Collective::alltoall;
+  const char* summary = nullptr;
+  std::vector<ParamInfo> params = {};
+  UniformFn uniform = nullptr;  // alltoall entry; nullptr for native
+  VarFn varying = nullptr;      // alltoallv entry; nullptr for native
+  const char* fallback = nullptr;  // spec that runs when this cannot (Result::fallback())
+  unsigned needs = kNeedsNothing;
+  CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
+  bool private_comm = true;  // sends on a2a's duplicate of the communicator (made on first use)
+  // Its metadata (block sizes, largest block) can be exchanged once by a
+  // plan's init and replayed by its starts (VarCall::plan, meta_only).
+  bool plan_meta = false;
+};
+
+// 4096 -> "4K": byte values shown as a user would write them.
+std::string bytes_text(long long v);
+
+// Knobs that several rows share (core/row.cpp).
+ParamInfo radix_knob(const char* help);
+ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long));
+ParamInfo tra_ports_knob();  // tra's and tuna's "ports"
+ParamInfo block_knob(const char* help);
+ParamInfo dt_knob();
+ParamInfo intra_knob();
+ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
+                     void (*set)(Params&, long long));
+// An algorithm of both collectives: `r` as the row of `coll`, with its entry.
+AlgorithmInfo row_of(Collective coll, AlgorithmInfo r, UniformFn uniform, VarFn varying);
+
+}  // namespace a2a::detail
