@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "core/algorithm.hpp"
+#include "core/collective.hpp"
 
 namespace a2a::detail {
 
@@ -35,7 +36,6 @@ struct ParamInfo {
   const char* radix_key = nullptr;  // ports knobs: the radix knob they count exchanges of (r-1 or more: all)
 };
 
-enum class Collective { alltoall, alltoallv };
 
 // Where an algorithm is worth running (it runs anywhere, falling back where
 // it must): every sweep (a2a tune, the cost model) skips rows that need

@@ -9,6 +9,7 @@
 #include "core/config.hpp"
 #include "core/context.hpp"
 #include "select/measure.hpp"
+#include "select/registry.hpp"
 
 namespace a2a::detail {
 namespace {

@@ -8,11 +8,11 @@
 #include <string>
 
 #include "select/cost_model.hpp"
-#include "select/registry.hpp"
 
 namespace a2a::detail {
 
 struct CommContext;
+struct Resolved;  // select/registry.hpp
 
 // A communicator family's model, and shm's direct knobs per group size
 // (shm_direct_choice), each computed once.

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <map>
 
+#include "select/registry.hpp"
+
 namespace a2a::detail {
 namespace {
 const CostedSpec* find(const std::vector<CostedSpec>& v, const std::string& spec) {

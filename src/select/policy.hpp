@@ -26,7 +26,7 @@
 
 #include "core/config.hpp"
 #include "select/cost_model.hpp"
-#include "select/registry.hpp"
+#include "core/collective.hpp"
 
 namespace a2a::detail {
 
