@@ -94,6 +94,8 @@ const std::vector<MPI_Datatype>& TypeCache::store(const TypeKey& key, std::vecto
   return types_;
 }
 
+bool CommContext::tells() const { return config().verbose && rank == 0; }
+
 int CommContext::make_private() {
   const int rc = MPI_Comm_dup(user, &comm);
   if (rc != MPI_SUCCESS) return rc;
@@ -414,7 +416,7 @@ int get_context(MPI_Comm user, CommContext*& ctx) {
   MPI_Comm_size(user, &fresh->size);
   rc = detect_topology(*fresh);
   if (rc != MPI_SUCCESS) return rc;
-  if (config().verbose && fresh->rank == 0)  // opt-in diagnostics on stderr
+  if (fresh->tells())  // opt-in diagnostics on stderr
     std::fprintf(stderr, "a2a: communicator of %d ranks, %s\n", fresh->size, fresh->topology.describe().c_str());
   rc = MPI_Comm_set_attr(user, keyval, fresh.get());
   if (rc != MPI_SUCCESS) return rc;

@@ -176,6 +176,9 @@ struct CommContext {
   int open_private() { return comm != MPI_COMM_NULL ? MPI_SUCCESS : make_private(); }
   int make_private();
   int rank = 0, size = 1;
+  // Whether this rank prints A2A_VERBOSE=1's lines about the communicator
+  // (its rank 0 does).
+  bool tells() const;
   Topology topology;              // which ranks share a node
   bool oversubscribed = false;    // some machine runs more of the job's ranks than it has cores
   bool same_tuning = true;        // every rank read the same tuning file (or none)

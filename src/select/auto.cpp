@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 #include <vector>
 
@@ -31,21 +30,12 @@ AutoState& auto_state(CommContext& ctx) {
   return *ctx.auto_state;
 }
 
-// One line of A2A_VERBOSE=1 from the communicator's rank 0.
-__attribute__((format(printf, 2, 3))) void say(const CommContext& ctx, const char* format, ...) {
-  if (!config().verbose || ctx.rank != 0) return;
-  va_list args;
-  va_start(args, format);
-  std::vfprintf(stderr, format, args);
-  va_end(args);
-}
-
 // Prints a class's trial and its outcome (A2A_VERBOSE=1, the communicator's
 // rank 0), e.g. "a2a auto: P=2, alltoall 1 KiB: trial 1: shm 0.552 us,
 // native 1.120 us -> shm (measured)".
 void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, int winner,
                 const char* outcome) {
-  if (!config().verbose || ctx.rank != 0) return;
+  if (!ctx.tells()) return;
   std::string line = "a2a auto: P=" + std::to_string(ctx.size) + ", " + c.label + ": trial " +
                      std::to_string(c.trials + 1) + (c.phase == Phase::confirming ? " (confirming):" : ":");
   for (size_t i = 0; i < c.candidates.size(); ++i) {
@@ -93,12 +83,13 @@ void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
     c.candidates.push_back(c.every_candidates[i]);
   }
   c.samples.assign(c.candidates.size(), {});
-  std::string left_out;
-  for (size_t i = 0; i < specs.size(); ++i)
-    if (std::find(kept.begin(), kept.end(), i) == kept.end()) left_out += " " + specs[i];
-  if (!left_out.empty())
-    say(ctx, "a2a auto: P=%d, %s: at blocks of %s, left out (modelled over %.1fx native):%s\n", ctx.size,
-        c.label.c_str(), bytes_label(block).c_str(), kTrialClose, left_out.c_str());
+  if (kept.size() < specs.size() && ctx.tells()) {
+    std::string left_out;
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (std::find(kept.begin(), kept.end(), i) == kept.end()) left_out += " " + specs[i];
+    std::fprintf(stderr, "a2a auto: P=%d, %s: at blocks of %s, left out (modelled over %.1fx native):%s\n", ctx.size,
+                 c.label.c_str(), bytes_label(block).c_str(), kTrialClose, left_out.c_str());
+  }
 }
 
 // An every-size class takes the winner k of a size class: its time and
@@ -293,8 +284,8 @@ void decide(CommContext& ctx, ClassState& c, size_t w, const std::vector<double>
     c.native_at = c.all_native_at;
     c.samples.assign(c.candidates.size(), {});
   }
-  if (c.every_size)
-    say(ctx, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(), c.size_check);
+  if (c.every_size && ctx.tells())
+    std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(), c.size_check);
   c.phase = Phase::decided;
   c.call = 0;
   for (auto& s : c.samples) s.clear();
@@ -378,13 +369,15 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
       c.taken = now;
       ++c.generation;
       start_watch(c);
-      say(ctx, "a2a auto: P=%d, %s: calls moved to %s: %s, its winner there (measured)\n", ctx.size, c.label.c_str(),
-          bytes_label(now).c_str(), c.decision.resolved.canonical.c_str());
+      if (ctx.tells())
+        std::fprintf(stderr, "a2a auto: P=%d, %s: calls moved to %s: %s, its winner there (measured)\n", ctx.size,
+                     c.label.c_str(), bytes_label(now).c_str(), c.decision.resolved.canonical.c_str());
       return MPI_SUCCESS;
     case EventEnd::try_again:
-      say(ctx, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
-          c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", kDrift,
-          drifted ? "its trial time" : "from its trial's bytes");
+      if (ctx.tells())
+        std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
+                     c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", kDrift,
+                     drifted ? "its trial time" : "from its trial's bytes");
       try_again(ctx, c, agreed[2] / ctx.size);
       return MPI_SUCCESS;
   }

@@ -229,6 +229,12 @@ std::vector<int> layer_radices(int n) {
 
 }  // namespace
 
+const CostedSpec* find_costed(const std::vector<CostedSpec>& ranked, const std::string& spec) {
+  for (const auto& c : ranked)
+    if (c.spec == spec) return &c;
+  return nullptr;
+}
+
 std::vector<int> candidate_radices(int P) {
   std::vector<int> r;
   if (P < 2) return r;
@@ -240,21 +246,16 @@ std::vector<int> candidate_radices(int P) {
 
 namespace {
 
-const CostedSpec* find(const std::vector<CostedSpec>& v, const std::string& spec) {
-  for (const auto& c : v)
-    if (c.spec == spec) return &c;
-  return nullptr;
-}
 
 // native: the library's own choice when known (its persistent requests
 // costing `persistent` per message more), else the best of the algorithms
 // MPI libraries implement, among the candidates.
 void add_native(std::vector<CostedSpec>& out, const LibraryChoice& choice, std::initializer_list<const char*> library,
                 int P, const MachineModel& m) {
-  const CostedSpec* pick = choice.spec.empty() ? nullptr : find(out, choice.spec);
+  const CostedSpec* pick = choice.spec.empty() ? nullptr : find_costed(out, choice.spec);
   if (!pick)
     for (const char* spec : library) {
-      const CostedSpec* c = find(out, spec);
+      const CostedSpec* c = find_costed(out, spec);
       if (c && (!pick || c->seconds < pick->seconds)) pick = c;
     }
   const double extra = choice.persistent ? 2.0 * (P - 1) * m.persistent : 0;

@@ -146,6 +146,9 @@ std::vector<CostedSpec> model_alltoall(const ModelLayout& layout, long long bloc
 std::vector<CostedSpec> model_alltoallv(const ModelLayout& layout, long long mean_bytes, long long max_bytes,
                                         const MachineModel& m);
 
+// The entry of `spec` in a ranking, or null.
+const CostedSpec* find_costed(const std::vector<CostedSpec>& ranked, const std::string& spec);
+
 // The algorithm the MPI library runs by default, as the a2a spec that sends
 // the same messages ("spread-out" for its linear ones, "pairwise",
 // "tra:radix=2" for Bruck), and whether it makes persistent requests per

@@ -131,7 +131,7 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
       const double t0 = MPI_Wtime();
       if (const int rc = measure_machine(ctx, m)) return rc;
       if (ctx.teaches_world) remember_job_machine(m);
-      if (config().verbose && ctx.rank == 0)
+      if (ctx.tells())
         std::fprintf(stderr, "a2a auto: P=%d, machine measured in %.2f ms: %s\n", ctx.size,
                      (MPI_Wtime() - t0) * 1e3, describe_costs(m).c_str());
     }
@@ -154,7 +154,7 @@ int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
     MachineModel m;
     if (const int rc = machine_model(ctx, m, error)) return rc;
     it = a.shm_direct.emplace(Q, shm_direct_choice(m, Q)).first;
-    if (config().verbose && ctx.rank == 0) {
+    if (ctx.tells()) {
       if (it->second.from == Params::kShmDirectOff)
         std::fprintf(stderr, "a2a auto: P=%d, shm among %d ranks: every block through the segment\n", ctx.size, Q);
       else

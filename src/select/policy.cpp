@@ -7,16 +7,8 @@
 #include "select/registry.hpp"
 
 namespace a2a::detail {
-namespace {
-const CostedSpec* find(const std::vector<CostedSpec>& v, const std::string& spec) {
-  for (const auto& c : v)
-    if (c.spec == spec) return &c;
-  return nullptr;
-}
-}  // namespace
-
 std::string model_pick(const std::vector<CostedSpec>& ranked, double extra, double margin) {
-  const CostedSpec& native = *find(ranked, "native");
+  const CostedSpec& native = *find_costed(ranked, "native");
   for (const auto& c : ranked)
     if (c.spec != "native") return c.seconds + extra <= margin * native.seconds ? c.spec : "native";
   return "native";
@@ -24,10 +16,10 @@ std::string model_pick(const std::vector<CostedSpec>& ranked, double extra, doub
 
 std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra) {
   const std::string pick = model_pick(ranked, extra);
-  const double native = find(ranked, "native")->seconds;
+  const double native = find_costed(ranked, "native")->seconds;
   std::vector<std::string> out = {pick};
   if (pick != "native") out.push_back("native");
-  const double bar = kTrialClose * (pick == "native" ? native : find(ranked, pick)->seconds);
+  const double bar = kTrialClose * (pick == "native" ? native : find_costed(ranked, pick)->seconds);
   for (const auto& c : ranked)  // cheapest first: the runner-up
     if (c.spec != "native" && c.spec != pick) {
       if (c.seconds + extra <= bar) out.push_back(c.spec);
@@ -37,13 +29,11 @@ std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked,
 }
 
 std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked) {
-  const auto native = std::find_if(ranked.begin(), ranked.end(), [](const CostedSpec& c) { return c.spec == "native"; });
+  const CostedSpec* native = find_costed(ranked, "native");
   std::vector<size_t> out;
   for (size_t i = 0; i < specs.size(); ++i) {
-    const auto it = std::find_if(ranked.begin(), ranked.end(), [&](const CostedSpec& c) { return c.spec == specs[i]; });
-    if (specs[i] == "native" || it == ranked.end() || native == ranked.end() ||
-        it->seconds <= kTrialClose * native->seconds)
-      out.push_back(i);
+    const CostedSpec* it = find_costed(ranked, specs[i]);
+    if (specs[i] == "native" || !it || !native || it->seconds <= kTrialClose * native->seconds) out.push_back(i);
   }
   return out;
 }
