@@ -18,6 +18,7 @@
 // (p)-(r)).  Runs on the zero-rotation engine: no initial or final rotation;
 // scratch twice the largest batch's blocks, and its requests.
 #include "alltoall/store_forward.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -28,13 +29,28 @@ Task<Result> tra(const UniformCall& c, const Params& prm) {
   return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1, prm.ports);
 }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_shape(P, prm.radix);
+  const auto everyone = all_ranks(P);
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    tra_rounds(clock, steps, everyone, p, c.bytes, 0, prm.ports, true);
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo tra_row() {
   return {.name = "tra",
           .collective = Collective::alltoall,
           .summary = "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
           .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
-          .uniform = tra};
+          .uniform = tra,
+          .cost = cost};
 }
 
 }  // namespace a2a::detail

@@ -23,6 +23,7 @@
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -87,6 +88,25 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   co_return MPI_SUCCESS;
 }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  const int P = static_cast<int>(l.node_of.size());
+  const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+  const auto node_steps = schedule::tra_shape(Q, prm.radix_intra), port_steps = schedule::tra_shape(N, prm.radix_inter);
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    const auto [n, q] = place(l, p);
+    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
+    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes, 0, prm.ports_intra);
+    clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
+    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes, 0, prm.ports_inter);
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo tra2_row() {
   return {.name = "tra2",
@@ -117,7 +137,8 @@ AlgorithmInfo tra2_row() {
                                 [](Params& p, long long v) { p.ports_inter = static_cast<int>(v); })},
           .uniform = tra2,
           .fallback = "tra",
-          .needs = kNeedsEqualNodes};
+          .needs = kNeedsEqualNodes,
+          .cost = cost};
 }
 
 }  // namespace a2a::detail

@@ -7,6 +7,7 @@
 // buffers) + 2*ceil(P/2)*M (Bruck's rounds).  Falls back to spread-out when
 // 2*P*M exceeds A2A_SCRATCH_LIMIT.  No knobs.
 #include "alltoallv/padding.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -24,13 +25,29 @@ Task<Result> padded_bruck(const VarCall& c, const Params& prm) {
   co_return MPI_SUCCESS;
 }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params&) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_shape(P, 2);
+  const auto everyone = all_ranks(P);
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    clock.copy(2LL * P * c.max_bytes);  // pad in, unpad out
+    tra_rounds(clock, steps, everyone, p, c.max_bytes, 0, 1, true);
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo padded_bruck_row() {
   return {.name = "padded-bruck",
           .collective = Collective::alltoallv,
           .summary = "pad every block to the global largest, then zero-rotation Bruck",
           .varying = padded_bruck,
-          .fallback = "spread-out"};
+          .fallback = "spread-out",
+          .cost = cost};
 }
 
 }  // namespace a2a::detail

@@ -16,6 +16,7 @@
 #include <algorithm>
 
 #include "alltoallv/two_phase.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -28,6 +29,20 @@ Task<Result> tuna(const VarCall& c, const Params& prm) {
                                    [r](int i) { return schedule::tuna_temp_index(i, r); }, prm.ports);
 }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  const auto steps = schedule::tra_shape(P, prm.radix);
+  const auto everyone = all_ranks(P);
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, prm.ports, true);
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo tuna_row() {
   return {.name = "tuna",
@@ -35,6 +50,7 @@ AlgorithmInfo tuna_row() {
           .summary = "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
           .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
           .varying = tuna,
+          .cost = cost,
           .plan_meta = true};
 }
 

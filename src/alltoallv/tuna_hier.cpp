@@ -29,6 +29,7 @@
 #include "schedule/hier.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -193,6 +194,28 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   co_return err;
 }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
+  const auto steps = schedule::tra_shape(Q, prm.radix_intra);
+  const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    const auto [n, q] = place(l, p);
+    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
+    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock, prm.ports_intra);
+    int posted = 0;
+    for (const auto& msg : plan) {
+      clock.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * c.bytes);
+      if (++posted % prm.block == 0) clock.end_round();
+    }
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo tuna_hier_row() {
   return {.name = "tuna-hier",
@@ -221,6 +244,7 @@ AlgorithmInfo tuna_hier_row() {
           .varying = tuna_hier,
           .fallback = "tuna",
           .needs = kNeedsEqualNodes,
+          .cost = cost,
           .plan_meta = true};
 }
 

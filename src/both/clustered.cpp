@@ -17,6 +17,7 @@
 #include "schedule/clustered.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -82,13 +83,42 @@ Task<Result> run(const Call& c, const Params& prm) {
 Task<Result> clustered(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> clustered(const VarCall& c, const Params& prm) { return run(c, prm); }
 
+namespace {
+
+// Traff's steps on one rank's clock; with `skip_node` the steps between
+// node-mates are left out (intra=shm moved those blocks before).
+void clock_steps(RankClock& c, const std::vector<schedule::PeerStep>& plan, int p, long long bs,
+                 const std::vector<int>* skip_node) {
+  for (const auto& s : plan) {
+    if (skip_node && (*skip_node)[s.peer] == (*skip_node)[p]) continue;
+    if (s.peer == p) c.copy(bs);
+    else if (s.send) c.message(s.peer, bs);
+    c.end_round();
+  }
+}
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const ModelLayout& l = c.layout;
+  return worst_rank(c, [&](RankClock& clock, int p) {
+    if (prm.intra_shm) {
+      const auto [n, q] = place(l, p);
+      shm_round(clock, c.m, l.ranks[n], c.bytes, prm);
+    }
+    clock_steps(clock, schedule::clustered_plan(l.ranks, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo clustered_row(Collective coll) {
   return row_of(coll,
                 {.name = "clustered",
                  .summary = "Traff's hierarchical 1-factor algorithm, for nodes of any sizes",
                  .params = {intra_knob()},
-                 .needs = kNeedsNodes},
+                 .needs = kNeedsNodes,
+                 .cost = cost},
                 clustered, clustered);
 }
 

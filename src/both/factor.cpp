@@ -8,6 +8,7 @@
 // one rank per node.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -43,11 +44,30 @@ Task<Result> run(const Call& c, const Params&) {
 Task<Result> factor(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> factor(const VarCall& c, const Params& prm) { return run(c, prm); }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& call, const Params&) {
+  const int P = static_cast<int>(call.layout.node_of.size());
+  const long long bs = call.bytes;
+  return worst_rank(call, [&](RankClock& c, int p) {
+    for (int i = 0; i < P; ++i) {
+      const int peer = schedule::factor_partner(p, i, P);
+      if (peer == p) c.copy(bs);
+      else c.message(peer, bs);
+      c.end_round();
+    }
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo factor_row(Collective coll) {
   return row_of(coll,
                 {.name = "factor",
-                 .summary = "1-factor: round i pairs u with (i-u) mod P, lower rank sends first"},
+                 .summary = "1-factor: round i pairs u with (i-u) mod P, lower rank sends first",
+                 .cost = cost},
                 factor, factor);
 }
 

@@ -3,6 +3,7 @@
 // K = D = P-1, cost (P-1)*(alpha + n*beta).  No scratch, no knobs.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -30,11 +31,29 @@ Task<Result> run(const Call& c, const Params&) {
 Task<Result> pairwise(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> pairwise(const VarCall& c, const Params& prm) { return run(c, prm); }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& call, const Params&) {
+  const int P = static_cast<int>(call.layout.node_of.size());
+  const long long bs = call.bytes;
+  return worst_rank(call, [&](RankClock& c, int p) {
+    c.copy(bs);
+    for (int i = 1; i < P; ++i) {
+      c.shifted((p + i) % P, bs);
+      c.end_round();
+    }
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo pairwise_row(Collective coll) {
   return row_of(coll,
                 {.name = "pairwise",
-                 .summary = "P-1 blocking exchanges, to rank+i from rank-i"},
+                 .summary = "P-1 blocking exchanges, to rank+i from rank-i",
+                 .cost = cost},
                 pairwise, pairwise);
 }
 

@@ -70,6 +70,7 @@
 #include "schedule/shm.hpp"
 #include "core/algorithm.hpp"
 #include "both/shm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -613,6 +614,16 @@ Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserve
 }
 Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved) { return phase(c, prm, reserved); }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& c, const Params& prm) {
+  const int P = static_cast<int>(c.layout.node_of.size());
+  return worst_rank(c, [&](RankClock& clock, int) { shm_round(clock, c.m, all_ranks(P), c.bytes, prm); });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo shm_row(Collective coll) {
   static const std::vector<ParamInfo> knobs = {
@@ -631,6 +642,7 @@ AlgorithmInfo shm_row(Collective coll) {
                  .params = knobs,
                  .fallback = "spread-out",
                  .needs = kNeedsOneNode,
+                 .cost = cost,
                  .private_comm = false},
                 shm, shm);
 }

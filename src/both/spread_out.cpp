@@ -3,6 +3,7 @@
 // K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.  No scratch, no knobs.
 #include "schedule/schedule.hpp"
 #include "core/algorithm.hpp"
+#include "core/cost.hpp"
 #include "core/row.hpp"
 
 namespace a2a::detail {
@@ -30,11 +31,27 @@ Task<Result> run(const Call& c, const Params&) {
 Task<Result> spread_out(const UniformCall& c, const Params& prm) { return run(c, prm); }
 Task<Result> spread_out(const VarCall& c, const Params& prm) { return run(c, prm); }
 
+namespace {
+
+// Its cost (core/cost.hpp): its rounds on one rank's clock.
+ModelCost cost(const ModelCall& call, const Params&) {
+  const int P = static_cast<int>(call.layout.node_of.size());
+  const long long bs = call.bytes;
+  return worst_rank(call, [&](RankClock& c, int p) {
+    c.copy(bs);
+    for (int i = 1; i < P; ++i) c.message((p + i) % P, bs);
+    c.end_round();
+  });
+}
+
+}  // namespace
+
 // Its row (core/row.hpp), listed by the registry.
 AlgorithmInfo spread_out_row(Collective coll) {
   return row_of(coll,
                 {.name = "spread-out",
-                 .summary = "Isend/Irecv with peer (rank+i)%P in round-robin order"},
+                 .summary = "Isend/Irecv with peer (rank+i)%P in round-robin order",
+                 .cost = cost},
                 spread_out, spread_out);
 }
 

@@ -47,13 +47,13 @@ enum Needs : unsigned {
   kNeedsDevice = 4,      // device buffers
   kNeedsOneNode = 8,     // every rank on one node (they share memory)
 };
-struct ModelCall;  // the cost model's input and output (select/cost_model.hpp)
+struct ModelCall;  // a cost entry's input and output (core/cost.hpp)
 struct ModelCost;
 using CostFn = ModelCost (*)(const ModelCall&, const Params&);
 
 // An algorithm's row, written with designated initializers in its own
 // file: what a row leaves out is its default here.  The registry
-// (select/registry.cpp) lists the rows and adds the cost entries.
+// (select/registry.cpp) lists the rows.
 struct AlgorithmInfo {
   const char* name = nullptr;
   Collective collective = Collective::alltoall;
@@ -63,7 +63,7 @@ struct AlgorithmInfo {
   VarFn varying = nullptr;      // alltoallv entry; nullptr for native
   const char* fallback = nullptr;  // spec that runs when this cannot (Result::fallback())
   unsigned needs = kNeedsNothing;
-  CostFn cost = nullptr;  // the schedule the cost model costs; nullptr: auto never picks it
+  CostFn cost = nullptr;  // its rounds on the cost model's clock (core/cost.hpp); nullptr: auto never picks it
   bool private_comm = true;  // sends on a2a's duplicate of the communicator (made on first use)
   // Its metadata (block sizes, largest block) can be exchanged once by a
   // plan's init and replayed by its starts (VarCall::plan, meta_only).

@@ -1,136 +1,24 @@
 // The cost model `auto` falls back on when no tuning-file entry matches:
-// alpha-beta costs with separate intra- and inter-node alpha and beta,
-// evaluated on the exact per-round messages of each candidate's schedule
-// (peers, hence links, and bytes), not only on its round count K and block
-// count D.  Pure: no MPI, unit-tested (tests/unit/test_cost_model.cpp).
-//
-// A round whose messages are in flight together costs
-//   max alpha(link) + (n - 1) * overhead + sum beta(link) * bytes + copy * bytes copied
-// (latencies overlap, each extra message costs its injection overhead, the
-// bytes share the rank's bandwidth, and inter-node bytes also share the node's
-// link with the node's other ranks crossing in the same round: beta_inter *
-// Q, or, where every rank sends at the same distance (TRA's and pairwise's
-// steps), times the node's ranks whose partner is off the node); rounds add
-// up.  A rank's cost is the sum of its rounds; the algorithm's, the maximum
-// over the evaluated ranks.
+// every registry row with a cost entry (its own file's walk of its rounds
+// on a RankClock, core/cost.hpp), over the knob values worth sweeping, and
+// native as the library's own choice.  Pure: no MPI, unit-tested
+// (tests/unit/test_cost_model.cpp).
 #pragma once
 #include <string>
 #include <vector>
 
+#include "core/cost.hpp"
+
 namespace a2a::detail {
 
-// The message sizes a link is measured at besides alpha's (measure.hpp).
-constexpr int kLinkSizes = 4;
-constexpr long long kLinkBytes[kLinkSizes] = {1 << 10, 1 << 13, 1 << 16, 1 << 18};
-
-struct LinkCost {
-  double alpha = 0, beta = 0;  // seconds per message, seconds per byte
-  // Half round trips of kLinkBytes[i]-byte messages; 0 where unknown (then
-  // a message costs alpha + beta * bytes).  The library's protocols (eager,
-  // rendezvous, single copy) change its cost per byte with the size, which
-  // one alpha and beta cannot follow.
-  double at[kLinkSizes] = {};
-};
-// Seconds of one message of `bytes` on the link: straight lines between
-// (8, alpha) and the measured sizes, beta per byte past the last.
-double link_seconds(const LinkCost& link, long long bytes);
-
-// The MPI library whose own choices native is costed by.
-enum class Library { other, open_mpi, mpich };
+// The MPI library of a version string (MPI_Get_library_version).
 Library library_from_version(const std::string& mpi_get_library_version);
-
-// The block sizes shm's copies are measured at (select/measure.hpp).
-constexpr int kShmCopySizes = 5;
-constexpr long long kShmCopyBytes[kShmCopySizes] = {1 << 12, 1 << 14, 1 << 16, 1 << 18, 1 << 20};
-
-// What is measured of a machine (or given in A2A_COST_MODEL).
-struct MachineCosts {
-  LinkCost intra, inter;
-  double overhead = 0;  // seconds per extra message posted in the same round
-  double copy = 0;      // seconds per byte of local copy (packing, rotations)
-  // Extra seconds per message of a persistent request made, started and
-  // freed per call, as Open MPI's basic linear algorithms do.
-  double persistent = 0;
-  // Seconds for one flag to pass between two ranks of a node through memory
-  // they share (shm's synchronisation: a cache line, no message); 0 where
-  // unknown, and shm's flags cost as intra-node messages.
-  double flag = 0;
-  // One round with every rank taking part: 8-byte messages to the next
-  // rank (`round`), a flag through the node's memory (`flag_round`).  Where
-  // ranks are time-sliced these cost the scheduling no ping-pong sees, and
-  // a round costs at least this; 0 where unknown.
-  double round = 0, flag_round = 0;
-  // shm's copies of one block of kShmCopyBytes[i] bytes: through the
-  // segment (copied in by one rank, out by another) and read straight
-  // from the sender's memory (CMA); 0 where unknown (segment: 2 * copy per
-  // byte; CMA: not allowed).
-  double seg[kShmCopySizes] = {}, cma[kShmCopySizes] = {};
-};
-
-// Seconds for one block of `bytes` through shm's segment, or read with CMA
-// (interpolated between the measured sizes, per byte beyond them; CMA
-// below the smallest at that size's per-byte cost plus its fixed part);
-// CMA: a huge value where it is unknown.
-double shm_segment_seconds(const MachineCosts& m, long long bytes);
-double shm_cma_seconds(const MachineCosts& m, long long bytes);
-// shm's direct knobs for P ranks: the smallest block that one CMA read (or,
-// where CMA is not allowed, a message on the node link) moves faster than
-// two copies through the segment (or comes within kDirectBias of them),
-// judged on the P-1 blocks a rank moves together (their copies share its
-// caches, so the crossover per block falls as P grows); from =
-// Params::kShmDirectOff where that never happens.
-struct ShmDirect {
-  long long from;
-  bool cma;
-};
-constexpr double kDirectBias = 1.25;
-ShmDirect shm_direct_choice(const MachineCosts& m, int P);
-
-struct MachineModel : MachineCosts {
-  Library library = Library::other;
-  // A machine runs more ranks than it has cores: they are time-sliced, and
-  // every round that waits for another rank's message waits for it to be
-  // scheduled, which no ping-pong measures.
-  bool oversubscribed = false;
-};
 
 struct CostedSpec {
   std::string spec;  // e.g. "tra:radix=4"
   double seconds;
   int rounds = 0;    // rounds of the busiest evaluated rank
 };
-
-// The layout: node of every rank and ranks of every node (core/topology.hpp).
-struct ModelLayout {
-  std::vector<int> node_of;
-  std::vector<std::vector<int>> ranks;  // node -> its ranks, ascending (as core/topology.hpp keeps them)
-};
-
-struct Params;  // an algorithm's knobs (core/algorithm.hpp)
-
-// One spec's input to its cost entry (the registry's `cost`): the layout,
-// the machine, the block bytes (alltoallv: the global mean; `max_bytes` its
-// largest block).  The entry returns the worst evaluated rank's time.
-struct ModelCall {
-  const ModelLayout& layout;
-  const MachineModel& m;
-  long long bytes, max_bytes;
-  bool varying;  // alltoallv
-};
-struct ModelCost {
-  double seconds = 0;
-  int rounds = 0;  // rounds of the busiest evaluated rank
-};
-ModelCost cost_spread_out(const ModelCall&, const Params&);
-ModelCost cost_pairwise(const ModelCall&, const Params&);
-ModelCost cost_factor(const ModelCall&, const Params&);
-ModelCost cost_clustered(const ModelCall&, const Params&);
-ModelCost cost_tra(const ModelCall&, const Params&);        // radix in Params
-ModelCost cost_tuna(const ModelCall&, const Params&);       // TRA's rounds, each after its metadata
-ModelCost cost_padded_bruck(const ModelCall&, const Params&);
-ModelCost cost_tra2(const ModelCall&, const Params&);       // radix_intra, radix_inter given (not auto)
-ModelCost cost_tuna_hier(const ModelCall&, const Params&);  // radix_intra given, staggered, block
-ModelCost cost_shm(const ModelCall&, const Params&);        // a flag per peer, every block copied in and out
 
 // Every candidate with its modelled time, cheapest first (ties: listed order).
 // The candidates are the registry's rows with a cost entry that fit the

@@ -40,12 +40,6 @@ Task<Result> cuda_ipc_host(const VarCall&, const Params&) { co_return Result::fa
 
 namespace {
 
-// The row with the cost model's entry: auto may pick it.
-AlgorithmInfo priced(AlgorithmInfo r, CostFn cost) {
-  r.cost = cost;
-  return r;
-}
-
 const Params kDefaults{};
 
 }  // namespace
@@ -71,16 +65,16 @@ const std::vector<AlgorithmInfo>& algorithms() {
   static const std::vector<AlgorithmInfo> table = {
       {.name = "native", .collective = Collective::alltoall, .summary = "the MPI library's own MPI_Alltoall"},
       linear_row(Collective::alltoall),
-      priced(spread_out_row(Collective::alltoall), cost_spread_out),
+      spread_out_row(Collective::alltoall),
       scattered_row(Collective::alltoall),
-      priced(pairwise_row(Collective::alltoall), cost_pairwise),
+      pairwise_row(Collective::alltoall),
       bruck_basic_row(),
       bruck_modified_row(),
       bruck_zero_copy_row(),
       bruck_zero_rotation_row(),
-      priced(tra_row(), cost_tra),
-      priced(tra2_row(), cost_tra2),
-      priced(factor_row(Collective::alltoall), cost_factor),
+      tra_row(),
+      tra2_row(),
+      factor_row(Collective::alltoall),
       {.name = "cuda-ipc",
        .collective = Collective::alltoall,
        .summary = ipc_summary,
@@ -88,21 +82,21 @@ const std::vector<AlgorithmInfo>& algorithms() {
        .uniform = cuda_ipc_host,
        .fallback = "spread-out",
        .needs = kNeedsDevice},
-      priced(clustered_row(Collective::alltoall), cost_clustered),
-      priced(shm_row(Collective::alltoall), cost_shm),
+      clustered_row(Collective::alltoall),
+      shm_row(Collective::alltoall),
       {.name = "native", .collective = Collective::alltoallv, .summary = "the MPI library's own MPI_Alltoallv"},
       linear_row(Collective::alltoallv),
-      priced(spread_out_row(Collective::alltoallv), cost_spread_out),
+      spread_out_row(Collective::alltoallv),
       scattered_row(Collective::alltoallv),
-      priced(pairwise_row(Collective::alltoallv), cost_pairwise),
-      priced(padded_bruck_row(), cost_padded_bruck),
+      pairwise_row(Collective::alltoallv),
+      padded_bruck_row(),
       padded_alltoall_row(),
       two_phase_bruck_row(),
-      priced(tuna_hier_row(), cost_tuna_hier),
-      priced(factor_row(Collective::alltoallv), cost_factor),
-      priced(clustered_row(Collective::alltoallv), cost_clustered),
-      priced(tuna_row(), cost_tuna),
-      priced(shm_row(Collective::alltoallv), cost_shm),
+      tuna_hier_row(),
+      factor_row(Collective::alltoallv),
+      clustered_row(Collective::alltoallv),
+      tuna_row(),
+      shm_row(Collective::alltoallv),
       {.name = "cuda-ipc",
        .collective = Collective::alltoallv,
        .summary = ipc_summary,
