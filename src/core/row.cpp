@@ -1,5 +1,10 @@
 #include "core/row.hpp"
 
+#include <algorithm>
+#include <charconv>
+
+#include "schedule/schedule.hpp"
+
 namespace a2a::detail {
 namespace {
 
@@ -46,6 +51,65 @@ ParamInfo intra_knob() {
 ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
                      void (*set)(Params&, long long)) {
   return {key, KnobKind::bytes, bytes_text(fallback), help, set, lo, hi, {}};
+}
+
+namespace {
+
+bool parse_int(const std::string& s, long long& v) {
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, v);
+  return ec == std::errc() && ptr == end;
+}
+
+}  // namespace
+
+std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int radix, long long& v,
+                       std::string& shown) {
+  switch (p.kind) {
+    case KnobKind::ports:
+      if (value == "all") return v = Params::kAllPorts, "";
+      if (!parse_int(value, v) || v < 1) return "an integer >= 1 or all";
+      v = std::min<long long>(v, 1 << 30);
+      if (radix >= 2 && v >= radix - 1) v = Params::kAllPorts, shown = "all";
+      return "";
+    case KnobKind::radix:
+    case KnobKind::intra_radix:
+    case KnobKind::inter_radix:
+      if (value == "auto") {
+        v = p.kind == KnobKind::radix ? schedule::ceil_sqrt(P) : 0;
+      } else if (!parse_int(value, v) || v < 2) {
+        return "an integer >= 2 or auto";
+      }
+      if (p.kind == KnobKind::radix) {
+        v = std::max<long long>(2, std::min<long long>(v, P));  // larger radices run as P
+        shown = std::to_string(v);
+      }
+      v = std::min<long long>(v, 1 << 30);
+      return "";
+    case KnobKind::integer:
+      if (!parse_int(value, v) || v < p.lo || v > p.hi)
+        return "an integer from " + std::to_string(p.lo) + " to " + std::to_string(p.hi);
+      return "";
+    case KnobKind::bytes_auto:
+      if (value == "auto") return v = Params::kShmDirectAuto, "";
+      if (value == "off") return v = Params::kShmDirectOff, "";
+      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
+        return "auto, off or a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
+               " (digits with an optional K, M or G)";
+      return "";
+    case KnobKind::bytes:
+      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
+        return "a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
+               " (digits with an optional K, M or G)";
+      return "";
+    case KnobKind::choice:
+      for (size_t k = 0; k < p.choices.size(); ++k)
+        if (value == p.choices[k]) return v = static_cast<long long>(k), "";
+      std::string words;
+      for (size_t k = 0; k < p.choices.size(); ++k) words += (k ? " or " : "") + p.choices[k];
+      return words;
+  }
+  return "known";
 }
 
 AlgorithmInfo row_of(Collective coll, AlgorithmInfo r, UniformFn uniform, VarFn varying) {

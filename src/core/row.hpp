@@ -82,6 +82,13 @@ ParamInfo dt_knob();
 ParamInfo intra_knob();
 ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
                      void (*set)(Params&, long long));
+// `value` of knob `p` as a number in `v` (and as shown in the canonical
+// name); on error, what the knob must be.
+// `radix`: the radix a ports knob counts exchanges of, as given (0: auto,
+// the algorithm resolves it); at or above r-1 the knob shows as all (a
+// radix the algorithm lowers, to the node size, only lowers r-1).
+std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int radix, long long& v,
+                       std::string& shown);
 // An algorithm of both collectives: `r` as the row of `coll`, with its entry.
 AlgorithmInfo row_of(Collective coll, AlgorithmInfo r, UniformFn uniform, VarFn varying);
 

@@ -1,6 +1,5 @@
 #include "select/registry.hpp"
 
-#include <charconv>
 #include <map>
 #include <mutex>
 #include <string_view>
@@ -32,36 +31,9 @@ AlgorithmInfo padded_alltoall_row();
 AlgorithmInfo two_phase_bruck_row();
 AlgorithmInfo tuna_row();
 AlgorithmInfo tuna_hier_row();
-
-// cuda-ipc on host buffers: a fallback (device buffers never reach the
-// registry's entry; the API runs them in src/gpu).
-Task<Result> cuda_ipc_host(const UniformCall&, const Params&) { co_return Result::fallback(); }
-Task<Result> cuda_ipc_host(const VarCall&, const Params&) { co_return Result::fallback(); }
-
-namespace {
-
-const Params kDefaults{};
-
-}  // namespace
+AlgorithmInfo cuda_ipc_row(Collective);  // src/gpu/row.cpp
 
 const std::vector<AlgorithmInfo>& algorithms() {
-  static const std::vector<std::string> paths = {"kernel", "memcpy", "hybrid"};  // GpuPathMode's order
-  static const std::vector<ParamInfo> ipc = {
-      {"path", KnobKind::choice, paths[static_cast<int>(kDefaults.gpu_path)],
-       "kernel, memcpy, or hybrid: a host algorithm (staged) below ipc-threshold, the kernel below memcpy-threshold, "
-       "cudaMemcpyAsync above",
-       [](Params& p, long long v) { p.gpu_path = static_cast<schedule::GpuPathMode>(v); }, 0, 0, paths},
-      bytes_knob("ipc-threshold", kDefaults.ipc_threshold, 0, 1LL << 62,
-                 "hybrid: smallest block (bytes; K, M, G) copied over CUDA IPC",
-                 [](Params& p, long long v) { p.ipc_threshold = v; }),
-      bytes_knob("memcpy-threshold", kDefaults.memcpy_threshold, 0, 1LL << 62,
-                 "hybrid: smallest block copied with cudaMemcpyAsync",
-                 [](Params& p, long long v) { p.memcpy_threshold = v; }),
-      bytes_knob("chunk", kDefaults.chunk, 1, 1LL << 30,
-                 "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
-                 [](Params& p, long long v) { p.chunk = v; })};
-  static const char* ipc_summary =
-      "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through pinned memory";
   static const std::vector<AlgorithmInfo> table = {
       {.name = "native", .collective = Collective::alltoall, .summary = "the MPI library's own MPI_Alltoall"},
       linear_row(Collective::alltoall),
@@ -75,13 +47,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       tra_row(),
       tra2_row(),
       factor_row(Collective::alltoall),
-      {.name = "cuda-ipc",
-       .collective = Collective::alltoall,
-       .summary = ipc_summary,
-       .params = ipc,
-       .uniform = cuda_ipc_host,
-       .fallback = "spread-out",
-       .needs = kNeedsDevice},
+      cuda_ipc_row(Collective::alltoall),
       clustered_row(Collective::alltoall),
       shm_row(Collective::alltoall),
       {.name = "native", .collective = Collective::alltoallv, .summary = "the MPI library's own MPI_Alltoallv"},
@@ -97,13 +63,7 @@ const std::vector<AlgorithmInfo>& algorithms() {
       clustered_row(Collective::alltoallv),
       tuna_row(),
       shm_row(Collective::alltoallv),
-      {.name = "cuda-ipc",
-       .collective = Collective::alltoallv,
-       .summary = ipc_summary,
-       .params = ipc,
-       .varying = cuda_ipc_host,
-       .fallback = "spread-out",
-       .needs = kNeedsDevice}
+      cuda_ipc_row(Collective::alltoallv)
   };
   return table;
 }
@@ -160,12 +120,6 @@ std::vector<std::string> sweep(Collective coll, const Where& where, const SweepV
 
 namespace {
 
-bool parse_int(const std::string& s, long long& v) {
-  const char* end = s.data() + s.size();
-  auto [ptr, ec] = std::from_chars(s.data(), end, v);
-  return ec == std::errc() && ptr == end;
-}
-
 std::string expected_keys(const AlgorithmInfo& a) {
   if (a.params.empty()) return "it takes no parameters";
   std::string keys = "expected ";
@@ -216,59 +170,6 @@ int validate(Collective coll, const std::string& text, Spec& spec, std::string& 
   return error.empty() ? MPI_SUCCESS : MPI_ERR_ARG;
 }
 
-// `value` of knob `p` as a number in `v` (and as shown in the canonical
-// name); on error, what the knob must be.
-// `radix`: the radix a ports knob counts exchanges of, as given (0: auto,
-// the algorithm resolves it); at or above r-1 the knob shows as all (a
-// radix the algorithm lowers, to the node size, only lowers r-1).
-std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int radix, long long& v,
-                       std::string& shown) {
-  switch (p.kind) {
-    case KnobKind::ports:
-      if (value == "all") return v = Params::kAllPorts, "";
-      if (!parse_int(value, v) || v < 1) return "an integer >= 1 or all";
-      v = std::min<long long>(v, 1 << 30);
-      if (radix >= 2 && v >= radix - 1) v = Params::kAllPorts, shown = "all";
-      return "";
-    case KnobKind::radix:
-    case KnobKind::intra_radix:
-    case KnobKind::inter_radix:
-      if (value == "auto") {
-        v = p.kind == KnobKind::radix ? schedule::ceil_sqrt(P) : 0;
-      } else if (!parse_int(value, v) || v < 2) {
-        return "an integer >= 2 or auto";
-      }
-      if (p.kind == KnobKind::radix) {
-        v = std::max<long long>(2, std::min<long long>(v, P));  // larger radices run as P
-        shown = std::to_string(v);
-      }
-      v = std::min<long long>(v, 1 << 30);
-      return "";
-    case KnobKind::integer:
-      if (!parse_int(value, v) || v < p.lo || v > p.hi)
-        return "an integer from " + std::to_string(p.lo) + " to " + std::to_string(p.hi);
-      return "";
-    case KnobKind::bytes_auto:
-      if (value == "auto") return v = Params::kShmDirectAuto, "";
-      if (value == "off") return v = Params::kShmDirectOff, "";
-      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
-        return "auto, off or a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
-               " (digits with an optional K, M or G)";
-      return "";
-    case KnobKind::bytes:
-      if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
-        return "a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
-               " (digits with an optional K, M or G)";
-      return "";
-    case KnobKind::choice:
-      for (size_t k = 0; k < p.choices.size(); ++k)
-        if (value == p.choices[k]) return v = static_cast<long long>(k), "";
-      std::string words;
-      for (size_t k = 0; k < p.choices.size(); ++k) words += (k ? " or " : "") + p.choices[k];
-      return words;
-  }
-  return "known";
-}
 
 }  // namespace
 
