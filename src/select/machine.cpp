@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "core/config.hpp"
@@ -78,23 +79,10 @@ int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
   std::copy(std::begin(node.seg), std::end(node.seg), m.seg);
   std::copy(std::begin(node.cma), std::end(node.cma), m.cma);
   m.round = measure_round(comm, ctx.oversubscribed);
-  std::vector<double> v = {m.intra.alpha, m.intra.beta, m.inter.alpha, m.inter.beta, m.overhead,
-                           m.copy,        m.persistent, m.flag,        m.round,      m.flag_round};
-  for (double* curve : {m.seg, m.cma}) v.insert(v.end(), curve, curve + kShmCopySizes);
-  for (double* curve : {m.intra.at, m.inter.at}) v.insert(v.end(), curve, curve + kLinkSizes);
-  if (const int rc = MPI_Bcast(v.data(), static_cast<int>(v.size()), MPI_DOUBLE, 0, comm)) return rc;
-  m.intra.alpha = v[0], m.intra.beta = v[1], m.inter.alpha = v[2], m.inter.beta = v[3];
-  m.overhead = v[4], m.copy = v[5], m.persistent = v[6], m.flag = v[7], m.round = v[8], m.flag_round = v[9];
-  auto at = v.begin() + 10;
-  for (double* curve : {m.seg, m.cma}) {
-    std::copy_n(at, kShmCopySizes, curve);
-    at += kShmCopySizes;
-  }
-  for (double* curve : {m.intra.at, m.inter.at}) {
-    std::copy_n(at, kLinkSizes, curve);
-    at += kLinkSizes;
-  }
-  return MPI_SUCCESS;
+  // Every figure, rank 0's, to every rank (MachineCosts is doubles only).
+  MachineCosts& costs = m;
+  static_assert(std::is_trivially_copyable_v<MachineCosts> && sizeof(MachineCosts) % sizeof(double) == 0);
+  return MPI_Bcast(&costs, static_cast<int>(sizeof costs / sizeof(double)), MPI_DOUBLE, 0, comm);
 }
 
 // The same on a2a's private communicator, or on a duplicate of its own
