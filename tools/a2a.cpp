@@ -13,8 +13,8 @@
 #include "core/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
+#include "core/cost_keys.hpp"
 #include "select/cost_model.hpp"
-#include "select/machine.hpp"
 #include "select/policy.hpp"
 #include "select/registry.hpp"
 

@@ -25,6 +25,7 @@
 #include "core/context.hpp"
 #include "schedule/hier.hpp"
 #include "select/auto.hpp"
+#include "core/cost_keys.hpp"
 #include "select/cost_model.hpp"
 #include "select/registry.hpp"
 #include "select/tuning.hpp"

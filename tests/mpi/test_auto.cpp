@@ -13,6 +13,7 @@
 
 #include "a2a/a2a.hpp"
 #include "core/context.hpp"
+#include "core/cost_keys.hpp"
 #include "front/pipeline.hpp"
 #include "harness.hpp"
 #include "select/auto.hpp"

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "select/cost_model.hpp"
+#include "core/cost_keys.hpp"
 #include "select/machine.hpp"
 #include "select/policy.hpp"
 #include "core/algorithm.hpp"
