@@ -2,7 +2,7 @@
 #include <cstdint>
 #include <string>
 
-#include "select/machine.hpp"
+#include "core/cost_keys.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

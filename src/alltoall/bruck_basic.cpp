@@ -22,7 +22,7 @@ Task<Result> bruck_basic(const UniformCall& c, const Params& prm) {
   if (!frame.take({&working})) co_return MPI_ERR_INTERN;
   char* W = c.work().get(working, P * c.bs, c.stats);
   for (int i = 0; i < P; ++i) std::memcpy(W + i * n, c.send_block(mod(p + i, P)), c.bs);
-  const int rc = co_await run_working_array(c, W, n, 0, c.ctx.tra_steps(2), +1, prm.dt, "bruck-basic");
+  const int rc = co_await run_working_array(c, W, n, 0, c.ctx.tra_steps(2), +1, prm.as<DtKnobs>().dt, "bruck-basic");
   if (rc != MPI_SUCCESS) co_return rc;
   for (int i = 0; i < P; ++i) std::memcpy(c.recv_block(mod(p - i, P)), W + i * n, c.bs);
   co_return MPI_SUCCESS;
@@ -34,6 +34,7 @@ AlgorithmInfo bruck_basic_row() {
           .collective = Collective::alltoall,
           .summary = "Bruck: rotation, log2 P steps, inverse rotation",
           .params = {dt_knob()},
+          .knobs = Params(DtKnobs{}),
           .uniform = bruck_basic};
 }
 

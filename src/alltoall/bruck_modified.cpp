@@ -18,7 +18,7 @@ using schedule::mod;
 Task<Result> bruck_modified(const UniformCall& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   for (int j = 0; j < P; ++j) std::memcpy(c.recv_block(j), c.send_block(mod(2LL * p - j, P)), c.bs);
-  co_return co_await run_working_array(c, c.recv, c.rstride, p, c.ctx.tra_steps(2), -1, prm.dt, "bruck-modified");
+  co_return co_await run_working_array(c, c.recv, c.rstride, p, c.ctx.tra_steps(2), -1, prm.as<DtKnobs>().dt, "bruck-modified");
 }
 
 // Its row (core/row.hpp), listed by the registry.
@@ -27,6 +27,7 @@ AlgorithmInfo bruck_modified_row() {
           .collective = Collective::alltoall,
           .summary = "Bruck without the final rotation",
           .params = {dt_knob()},
+          .knobs = Params(DtKnobs{}),
           .uniform = bruck_modified};
 }
 

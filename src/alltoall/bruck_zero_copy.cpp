@@ -21,6 +21,7 @@ namespace a2a::detail {
 using schedule::mod;
 
 Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
+  const bool dt = prm.as<DtKnobs>().dt;
   const int P = c.P(), p = c.rank();
   const auto& steps = c.ctx.tra_steps(2);
   const auto hops = schedule::remaining_hops(P, steps);
@@ -40,7 +41,7 @@ Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
 
   size_t widest = 0;
   for (const auto& s : steps) widest = std::max(widest, s.slots.size());
-  char* out = prm.dt ? nullptr : c.work().get(staging, widest * c.bs, c.stats);
+  char* out = dt ? nullptr : c.work().get(staging, widest * c.bs, c.stats);
 
   for (size_t k = 0; k < steps.size(); ++k) {
     const auto& s = steps[k];
@@ -56,7 +57,7 @@ Task<Result> bruck_zero_copy(const UniformCall& c, const Params& prm) {
     reqs.recv_typed(MPI_BOTTOM, rtype.get(), src, c.comm());
     const size_t bytes = s.slots.size() * c.bs;
     int rc = MPI_SUCCESS;
-    if (prm.dt) {
+    if (dt) {
       rc = make_blocks_type(c.bs, from, stype.out());
     } else {  // one contiguous block, so both sides stay single messages of any size
       for (size_t j = 0; j < s.slots.size(); ++j)
@@ -77,6 +78,7 @@ AlgorithmInfo bruck_zero_copy_row() {
           .collective = Collective::alltoall,
           .summary = "Bruck alternating two buffers, received data never copied",
           .params = {dt_knob()},
+          .knobs = Params(DtKnobs{}),
           .uniform = bruck_zero_copy};
 }
 

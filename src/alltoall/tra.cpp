@@ -26,7 +26,8 @@ namespace a2a::detail {
 // A plain function returning the engine's task: a coroutine here would
 // only forward it (a frame, a resumption and a destruction per call).
 Task<Result> tra(const UniformCall& c, const Params& prm) {
-  return run_zero_rotation(c, c.ctx.tra_steps(prm.radix), +1, prm.ports);
+  const DigitKnobs& k = prm.as<DigitKnobs>();
+  return run_zero_rotation(c, c.ctx.tra_steps(k.radix), +1, k.ports);
 }
 
 namespace {
@@ -34,10 +35,11 @@ namespace {
 // Its cost (core/cost.hpp): its rounds on one rank's clock.
 ModelCost cost(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  const auto steps = schedule::tra_shape(P, prm.radix);
+  const DigitKnobs& k = prm.as<DigitKnobs>();
+  const auto steps = schedule::tra_shape(P, k.radix);
   const auto everyone = all_ranks(P);
   return worst_rank(c, [&](RankClock& clock, int p) {
-    tra_rounds(clock, steps, everyone, p, c.bytes, 0, prm.ports, true);
+    tra_rounds(clock, steps, everyone, p, c.bytes, 0, k.ports, true);
   });
 }
 
@@ -48,7 +50,8 @@ AlgorithmInfo tra_row() {
   return {.name = "tra",
           .collective = Collective::alltoall,
           .summary = "tunable-radix Bruck, K = w(r-1) - floor((r^w-P)/r^(w-1)) rounds",
-          .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
+          .params = {digit_radix_knob(), digit_ports_knob()},
+          .knobs = Params(DigitKnobs{}),
           .uniform = tra,
           .cost = cost};
 }

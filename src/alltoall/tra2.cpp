@@ -9,7 +9,7 @@
 // K = K_TRA(Q, r1) + K_TRA(N, r2) rounds, D = N*D_TRA(Q, r1) + Q*D_TRA(N, r2)
 // blocks, of which Q*D_TRA(N, r2) go to other nodes.  For P = 8, Q = 4,
 // r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
-// Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
+// Tra2Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
 // paper's best: one round per peer node), ports-intra and ports-inter (each
 // phase's k-port form, default all: TRA's, uniform/tra.cpp; docs/simulation.md
 // "The k-port form", tables (p)-(r)), intra=shm (the intra-node phase
@@ -28,23 +28,29 @@
 
 namespace a2a::detail {
 
+// Its knobs, which its row's ParamInfo set (core/row.hpp: set_knob).
+struct Tra2Knobs {
+  int radix_intra = 0, radix_inter = 0;  // 0: auto, resolved against the layout
+  bool intra_shm = false;
+  int ports_intra = kAllPorts, ports_inter = kAllPorts;
+  ShmKnobs shm;  // the intra=shm phase's, resolved by the front end
+};
+
 Task<Result> tra(const UniformCall&, const Params&);  // src/alltoall/tra.cpp
 
 namespace {
 
 // One TRA phase on a sub-communicator, its stats folded into the call's:
 // rounds as they are, blocks scaled by the super-block size.
-Task<int> phase(const UniformCall& c, const Params& outer, CommContext& sub, const char* send, char* recv,
+Task<int> phase(const UniformCall& c, ShmKnobs shm, CommContext& sub, const char* send, char* recv,
                 size_t block, int radix, int ports, long long scale, bool through_shm = false) {
   Stats& st = c.stats;
   const long long blocks_before = st.blocks_sent;
   const SubLayout layout(st, sub);
   const UniformCall u{send, static_cast<MPI_Aint>(block), recv, static_cast<MPI_Aint>(block), block, sub, st, c.scratch};
-  Params prm = outer;  // shm's knobs as the call resolved them
-  prm.radix = schedule::phase_radix(radix, sub.size);
-  prm.ports = ports;
-  Result r = through_shm ? co_await shm_phase(u, prm) : Result::fallback();
-  if (r.fell_back()) r = co_await tra(u, prm);  // p2p, or the node's ranks share no memory
+  const Params digits(DigitKnobs{schedule::phase_radix(radix, sub.size), ports});
+  Result r = through_shm ? co_await shm_phase(u, shm) : Result::fallback();
+  if (r.fell_back()) r = co_await tra(u, digits);  // p2p, or the node's ranks share no memory
   const int rc = r.nested_code();
   st.blocks_sent = blocks_before + (st.blocks_sent - blocks_before) * scale;
   co_return rc;
@@ -59,13 +65,14 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) co_return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
-  const int r1 = prm.radix_intra ? std::min(prm.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
-  const int r2 = prm.radix_inter ? std::min(prm.radix_inter, N) : N;
+  const Tra2Knobs& k = prm.as<Tra2Knobs>();
+  const int r1 = k.radix_intra ? std::min(k.radix_intra, Q) : static_cast<int>(schedule::ceil_sqrt(Q));
+  const int r2 = k.radix_inter ? std::min(k.radix_inter, N) : N;
   c.stats.named_from = 0;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tra2:radix-intra=%d,radix-inter=%d%s%s%s",
-                std::max(2, r1), std::max(2, r2), prm.intra_shm ? ",intra=shm" : "",
-                schedule::ports_name("ports-intra", prm.ports_intra, std::max(2, r1)).c_str(),
-                schedule::ports_name("ports-inter", prm.ports_inter, std::max(2, r2)).c_str());
+                std::max(2, r1), std::max(2, r2), k.intra_shm ? ",intra=shm" : "",
+                schedule::ports_name("ports-intra", k.ports_intra, std::max(2, r1)).c_str(),
+                schedule::ports_name("ports-inter", k.ports_inter, std::max(2, r2)).c_str());
 
   const size_t bs = c.bs, P = static_cast<size_t>(c.P());
   Scratch::Frame frame(c.work());
@@ -77,11 +84,11 @@ Task<Result> tra2(const UniformCall& c, const Params& prm) {
   using schedule::tra2_port_slot;
   for (int qd = 0; qd < Q; ++qd)
     for (int m = 0; m < N; ++m) std::memcpy(a + tra2_node_slot(qd, m, N) * bs, c.send_block(topo.ranks[m][qd]), bs);
-  if (const int rc = co_await phase(c, prm, *node_ctx, a, b, N * bs, r1, prm.ports_intra, N, prm.intra_shm)) co_return rc;
+  if (const int rc = co_await phase(c, k.shm, *node_ctx, a, b, N * bs, r1, k.ports_intra, N, k.intra_shm)) co_return rc;
   // Super-block qs of b came from node-mate qs: regroup by destination node.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(a + tra2_port_slot(m, qs, Q) * bs, b + tra2_node_slot(qs, m, N) * bs, bs);
-  if (const int rc = co_await phase(c, prm, *port_ctx, a, b, Q * bs, r2, prm.ports_inter, Q)) co_return rc;
+  if (const int rc = co_await phase(c, k.shm, *port_ctx, a, b, Q * bs, r2, k.ports_inter, Q)) co_return rc;
   // Port slot (m, qs) of b now holds the block from (m, qs) to this rank.
   for (int m = 0; m < N; ++m)
     for (int qs = 0; qs < Q; ++qs) std::memcpy(c.recv_block(topo.ranks[m][qs]), b + tra2_port_slot(m, qs, Q) * bs, bs);
@@ -95,13 +102,14 @@ ModelCost cost(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
   const int P = static_cast<int>(l.node_of.size());
   const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-  const auto node_steps = schedule::tra_shape(Q, prm.radix_intra), port_steps = schedule::tra_shape(N, prm.radix_inter);
+  const Tra2Knobs& k = prm.as<Tra2Knobs>();
+  const auto node_steps = schedule::tra_shape(Q, k.radix_intra), port_steps = schedule::tra_shape(N, k.radix_inter);
   return worst_rank(c, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
-    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes, 0, prm.ports_intra);
+    if (k.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, k.shm);
+    else tra_rounds(clock, node_steps, l.ranks[n], q, N * c.bytes, 0, k.ports_intra);
     clock.copy(static_cast<long long>(P) * c.bytes);  // regroup by destination node
-    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes, 0, prm.ports_inter);
+    tra_rounds(clock, port_steps, port_of(l, q), n, Q * c.bytes, 0, k.ports_inter);
   });
 }
 
@@ -116,7 +124,7 @@ AlgorithmInfo tra2_row() {
                       KnobKind::intra_radix,
                       "auto",
                       "2..Q; auto = ceil(sqrt(Q))",
-                      [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
+                      set_knob<&Tra2Knobs::radix_intra>,
                       0,
                       0,
                       {}},
@@ -124,17 +132,19 @@ AlgorithmInfo tra2_row() {
                       KnobKind::inter_radix,
                       "auto",
                       "2..N; auto = N",
-                      [](Params& p, long long v) { p.radix_inter = static_cast<int>(v); },
+                      set_knob<&Tra2Knobs::radix_inter>,
                       0,
                       0,
                       {}},
-                     intra_knob(),
+                     intra_knob(set_knob<&Tra2Knobs::intra_shm>),
                      ports_knob("ports-intra", "radix-intra",
                                 "node phase: exchanges of one digit in flight, 1..r1-1 or all",
-                                [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); }),
+                                set_knob<&Tra2Knobs::ports_intra>),
                      ports_knob("ports-inter", "radix-inter",
                                 "node-to-node phase: exchanges of one digit in flight, 1..r2-1 or all",
-                                [](Params& p, long long v) { p.ports_inter = static_cast<int>(v); })},
+                                set_knob<&Tra2Knobs::ports_inter>)},
+          .knobs = Params(Tra2Knobs{}),
+          .shm_knobs = intra_shm_knobs<Tra2Knobs>,
           .uniform = tra2,
           .fallback = "tra",
           .needs = kNeedsEqualNodes,

@@ -22,11 +22,12 @@
 namespace a2a::detail {
 
 Task<Result> tuna(const VarCall& c, const Params& prm) {
-  const auto& steps = c.ctx.tra_steps(prm.radix);
+  const DigitKnobs k = prm.as<DigitKnobs>();  // a copy: the frame outlives a caller's temporary
+  const auto& steps = c.ctx.tra_steps(k.radix);
   const long long K = static_cast<long long>(steps.size());
-  const long long r = prm.radix;
+  const long long r = k.radix;
   co_return co_await run_two_phase(c, steps, std::max(0LL, c.P() - (K + 1)),
-                                   [r](int i) { return schedule::tuna_temp_index(i, r); }, prm.ports);
+                                   [r](int i) { return schedule::tuna_temp_index(i, r); }, k.ports);
 }
 
 namespace {
@@ -34,10 +35,11 @@ namespace {
 // Its cost (core/cost.hpp): its rounds on one rank's clock.
 ModelCost cost(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  const auto steps = schedule::tra_shape(P, prm.radix);
+  const DigitKnobs& k = prm.as<DigitKnobs>();
+  const auto steps = schedule::tra_shape(P, k.radix);
   const auto everyone = all_ranks(P);
   return worst_rank(c, [&](RankClock& clock, int p) {
-    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, prm.ports, true);
+    tra_rounds(clock, steps, everyone, p, c.bytes, kMetaPerBlock, k.ports, true);
   });
 }
 
@@ -48,7 +50,8 @@ AlgorithmInfo tuna_row() {
   return {.name = "tuna",
           .collective = Collective::alltoallv,
           .summary = "tunable-radix two-phase Bruck with the tight P-(K+1) block store",
-          .params = {radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))"), tra_ports_knob()},
+          .params = {digit_radix_knob(), digit_ports_knob()},
+          .knobs = Params(DigitKnobs{}),
           .varying = tuna,
           .cost = cost,
           .plan_meta = true};

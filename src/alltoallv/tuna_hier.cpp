@@ -15,8 +15,8 @@
 // after the first phase.  K = K_TRA(Q, r) + N-1 (coalesced) or + (N-1)*Q
 // (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
-// the node, the coalesced send buffer.  Knobs: variant (coalesced),
-// radix (auto = ceil(sqrt(Q))), block (Params::block), ports (the node
+// the node, the coalesced send buffer.  TunaHierKnobs: variant (coalesced),
+// radix (auto = ceil(sqrt(Q))), block (32), ports (the node
 // phase's k-port form, default all, as TuNA's), intra=shm (the
 // groups exchanged through the node's shared memory, src/both/shm.cpp,
 // instead of TuNA; p2p where the node shares none).  Needs nodes of equal size (any
@@ -34,6 +34,16 @@
 
 namespace a2a::detail {
 
+// Its knobs, which its row's ParamInfo set (core/row.hpp: set_knob).
+struct TunaHierKnobs {
+  bool staggered = false;  // the variant (else coalesced)
+  int radix_intra = 0;     // 0: auto, ceil(sqrt(Q))
+  int block = 32;          // inter-node requests in flight per batch
+  bool intra_shm = false;
+  int ports_intra = kAllPorts;
+  ShmKnobs shm;  // the intra=shm phase's, resolved by the front end
+};
+
 Task<Result> tuna(const VarCall&, const Params&);  // src/alltoallv/tuna.cpp
 
 
@@ -43,16 +53,17 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   if (!schedule::equal_nodes(topo.ranks)) co_return Result::fallback();  // the same on every rank
   CommContext *node_ctx = nullptr, *port_ctx = nullptr;
   if (const int rc = c.ctx.node_parts(node_ctx, port_ctx)) co_return rc;
+  const TunaHierKnobs& knobs = prm.as<TunaHierKnobs>();
   ShmTurn turn;  // taken now: the size exchange below may wait
-  if (prm.intra_shm)
-    if (const int rc = shm_reserve(*node_ctx, prm, turn)) co_return rc;
+  if (knobs.intra_shm)
+    if (const int rc = shm_reserve(*node_ctx, knobs.shm, turn)) co_return rc;
   const int n = topo.node_of[c.rank()];
-  const int r = schedule::phase_radix(prm.radix_intra ? prm.radix_intra : schedule::ceil_sqrt(Q), Q);
-  const bool coalesced = !prm.staggered;
+  const int r = schedule::phase_radix(knobs.radix_intra ? knobs.radix_intra : schedule::ceil_sqrt(Q), Q);
+  const bool coalesced = !knobs.staggered;
   c.stats.named_from = 0;
   std::snprintf(c.stats.algorithm, sizeof c.stats.algorithm, "tuna-hier:variant=%s,radix=%d,block=%d%s%s",
-                coalesced ? "coalesced" : "staggered", r, prm.block, prm.intra_shm ? ",intra=shm" : "",
-                schedule::ports_name("ports", prm.ports_intra, r).c_str());
+                coalesced ? "coalesced" : "staggered", r, knobs.block, knobs.intra_shm ? ",intra=shm" : "",
+                schedule::ports_name("ports", knobs.ports_intra, r).c_str());
 
   // Group q' = this rank's N blocks for local index q', node by node.  Each
   // node-mate learns the N sizes of the group it gets: sizes_in[qs][m] is
@@ -96,11 +107,9 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
     const SubLayout layout(c.stats, *node_ctx);
     const VarCall groups_call{groups, goff.data(), gbytes.data(), arrived, roff.data(), rbytes.data(),
                               *node_ctx, c.stats, -1, c.scratch, c.plan, c.meta_only};
-    Params tuna_prm = prm;  // shm's knobs as the call resolved them
-    tuna_prm.radix = r;
-    tuna_prm.ports = prm.ports_intra;
-    Result ran = prm.intra_shm ? co_await shm_phase(groups_call, tuna_prm, &turn) : Result::fallback();
-    if (ran.fell_back()) ran = co_await tuna(groups_call, tuna_prm);  // p2p, or the node's ranks share no memory
+    const Params digits(DigitKnobs{r, knobs.ports_intra});
+    Result ran = knobs.intra_shm ? co_await shm_phase(groups_call, knobs.shm, &turn) : Result::fallback();
+    if (ran.fell_back()) ran = co_await tuna(groups_call, digits);  // p2p, or the node's ranks share no memory
     rc = ran.nested_code();
   }
   if (rc != MPI_SUCCESS || c.meta_only) co_return rc;  // the inter-node phase exchanges no sizes
@@ -155,7 +164,7 @@ Task<Result> tuna_hier(const VarCall& c, const Params& prm) {
   }
   {
     const SubLayout layout(c.stats, *port_ctx);
-    const size_t batch = static_cast<size_t>(prm.block);
+    const size_t batch = static_cast<size_t>(knobs.block);
     for (size_t first = 0; first < plan.size(); first += batch) {
       Requests reqs(2 * batch);
       const size_t last = std::min(plan.size(), first + batch);
@@ -200,16 +209,17 @@ namespace {
 ModelCost cost(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
   const int N = static_cast<int>(l.ranks.size()), Q = static_cast<int>(l.ranks[0].size());
-  const auto steps = schedule::tra_shape(Q, prm.radix_intra);
-  const auto plan = schedule::tuna_hier_inter_plan(N, Q, prm.staggered);
+  const TunaHierKnobs& k = prm.as<TunaHierKnobs>();
+  const auto steps = schedule::tra_shape(Q, k.radix_intra);
+  const auto plan = schedule::tuna_hier_inter_plan(N, Q, k.staggered);
   return worst_rank(c, [&](RankClock& clock, int p) {
     const auto [n, q] = place(l, p);
-    if (prm.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, prm);
-    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock, prm.ports_intra);
+    if (k.intra_shm) shm_round(clock, c.m, l.ranks[n], N * c.bytes, k.shm);
+    else tra_rounds(clock, steps, l.ranks[n], q, N * c.bytes, N * kMetaPerBlock, k.ports_intra);
     int posted = 0;
     for (const auto& msg : plan) {
       clock.message(l.ranks[(n + msg.offset) % N][q], (msg.q_src < 0 ? Q : 1) * c.bytes);
-      if (++posted % prm.block == 0) clock.end_round();
+      if (++posted % k.block == 0) clock.end_round();
     }
   });
 }
@@ -223,9 +233,9 @@ AlgorithmInfo tuna_hier_row() {
           .summary = "TuNA inside each node, then the nodes exchange scattered",
           .params = {{"variant",
                       KnobKind::choice,
-                      Params{}.staggered ? "staggered" : "coalesced",
+                      TunaHierKnobs{}.staggered ? "staggered" : "coalesced",
                       "coalesced (one message per node) or staggered (one per block)",
-                      [](Params& p, long long v) { p.staggered = v == 1; },
+                      set_knob<&TunaHierKnobs::staggered>,
                       0,
                       0,
                       {"coalesced", "staggered"}},
@@ -233,14 +243,16 @@ AlgorithmInfo tuna_hier_row() {
                       KnobKind::intra_radix,
                       "auto",
                       "intra-node radix 2..Q; auto = ceil(sqrt(Q))",
-                      [](Params& p, long long v) { p.radix_intra = static_cast<int>(v); },
+                      set_knob<&TunaHierKnobs::radix_intra>,
                       0,
                       0,
                       {}},
-                     block_knob("inter-node requests in flight per batch"),
-                     intra_knob(),
+                     block_knob("inter-node requests in flight per batch", TunaHierKnobs{}.block, set_knob<&TunaHierKnobs::block>),
+                     intra_knob(set_knob<&TunaHierKnobs::intra_shm>),
                      ports_knob("ports", "radix", "node phase: TuNA exchanges of one digit in flight, 1..r-1 or all",
-                                [](Params& p, long long v) { p.ports_intra = static_cast<int>(v); })},
+                                set_knob<&TunaHierKnobs::ports_intra>)},
+          .knobs = Params(TunaHierKnobs{}),
+          .shm_knobs = intra_shm_knobs<TunaHierKnobs>,
           .varying = tuna_hier,
           .fallback = "tuna",
           .needs = kNeedsEqualNodes,

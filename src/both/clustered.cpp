@@ -22,6 +22,12 @@
 
 namespace a2a::detail {
 
+// Its knobs, which its row's ParamInfo set (core/row.hpp: set_knob).
+struct ClusteredKnobs {
+  bool intra_shm = false;  // its intra knob
+  ShmKnobs shm;            // that phase's, resolved by the front end
+};
+
 namespace {
 
 // The blocks between this rank and its node-mates through the node's shared
@@ -29,7 +35,7 @@ namespace {
 // `ran` false where the node shares no memory (the same on every node-mate);
 // the stats name then says so, without intra=shm.
 template <class Call>
-Task<int> node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
+Task<int> node_mates_through_shm(const Call& c, ShmKnobs shm, bool& ran) {
   CommContext *node = nullptr, *port = nullptr;
   if (const int rc = c.ctx.node_parts(node, port)) co_return rc;
   const auto& mates = c.ctx.topology.ranks[c.ctx.topology.node_of[c.rank()]];
@@ -47,7 +53,7 @@ Task<int> node_mates_through_shm(const Call& c, const Params& prm, bool& ran) {
   const SubLayout layout(c.stats, *node);
   const VarCall mates_call{send, soff.data(), sbytes.data(), recv, roff.data(), rbytes.data(), *node, c.stats, -1,
                            c.scratch};
-  const Result r = co_await shm_phase(mates_call, prm);
+  const Result r = co_await shm_phase(mates_call, shm);
   ran = !r.fell_back();
   co_return r.code();
 }
@@ -57,8 +63,9 @@ Task<Result> run(const Call& c, const Params& prm) {
   const Topology& topo = c.ctx.topology;
   bool skip_mates = false;
   int err = MPI_SUCCESS;
-  if (prm.intra_shm)
-    if (const int rc = co_await node_mates_through_shm(c, prm, skip_mates)) {
+  const ClusteredKnobs& k = prm.as<ClusteredKnobs>();
+  if (k.intra_shm)
+    if (const int rc = co_await node_mates_through_shm(c, k.shm, skip_mates)) {
       if (rc != MPI_ERR_TRUNCATE) co_return rc;
       err = rc;  // reported after the steps, which the other nodes wait on
     }
@@ -100,12 +107,13 @@ void clock_steps(RankClock& c, const std::vector<schedule::PeerStep>& plan, int 
 // Its cost (core/cost.hpp): its rounds on one rank's clock.
 ModelCost cost(const ModelCall& c, const Params& prm) {
   const ModelLayout& l = c.layout;
+  const ClusteredKnobs& k = prm.as<ClusteredKnobs>();
   return worst_rank(c, [&](RankClock& clock, int p) {
-    if (prm.intra_shm) {
+    if (k.intra_shm) {
       const auto [n, q] = place(l, p);
-      shm_round(clock, c.m, l.ranks[n], c.bytes, prm);
+      shm_round(clock, c.m, l.ranks[n], c.bytes, k.shm);
     }
-    clock_steps(clock, schedule::clustered_plan(l.ranks, p), p, c.bytes, prm.intra_shm ? &l.node_of : nullptr);
+    clock_steps(clock, schedule::clustered_plan(l.ranks, p), p, c.bytes, k.intra_shm ? &l.node_of : nullptr);
   });
 }
 
@@ -116,7 +124,9 @@ AlgorithmInfo clustered_row(Collective coll) {
   return row_of(coll,
                 {.name = "clustered",
                  .summary = "Traff's hierarchical 1-factor algorithm, for nodes of any sizes",
-                 .params = {intra_knob()},
+                 .params = {intra_knob(set_knob<&ClusteredKnobs::intra_shm>)},
+                 .knobs = Params(ClusteredKnobs{}),
+                 .shm_knobs = intra_shm_knobs<ClusteredKnobs>,
                  .needs = kNeedsNodes,
                  .cost = cost},
                 clustered, clustered);

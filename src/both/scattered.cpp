@@ -1,7 +1,7 @@
 // Scattered (MPICH's batched spread-out): the spread-out peers in batches of
 // `block` requests, waiting for each batch before the next, which bounds
 // the messages in flight.  K = D = P-1, cost (P-1)*alpha + (P-1)*n*beta.
-// Knob block (default Params::block, MPICH's ALLTOALL_THROTTLE).  No scratch.
+// Knob block (default 32, MPICH's ALLTOALL_THROTTLE).  No scratch.
 #include <algorithm>
 
 #include "schedule/schedule.hpp"
@@ -9,6 +9,11 @@
 #include "core/row.hpp"
 
 namespace a2a::detail {
+
+// Its knobs, which its row's ParamInfo set (core/row.hpp: set_knob).
+struct ScatteredKnobs {
+  int block = 32;  // requests in flight per batch
+};
 
 using schedule::mod;
 
@@ -19,7 +24,7 @@ Task<Result> run(const Call& c, const Params& prm) {
   const int P = c.P(), p = c.rank();
   c.copy_self();
   const auto& steps = c.ctx.linear_steps();
-  const size_t batch = static_cast<size_t>(prm.block);
+  const size_t batch = static_cast<size_t>(prm.as<ScatteredKnobs>().block);
   for (size_t first = 0; first < steps.size(); first += batch) {
     Requests reqs(2 * batch);
     const size_t last = std::min(steps.size(), first + batch);
@@ -47,7 +52,8 @@ AlgorithmInfo scattered_row(Collective coll) {
   return row_of(coll,
                 {.name = "scattered",
                  .summary = "MPICH batched spread-out",
-                 .params = {block_knob("requests in flight per batch (>= 1)")}},
+                 .params = {block_knob("requests in flight per batch (>= 1)", ScatteredKnobs{}.block, set_knob<&ScatteredKnobs::block>)},
+                 .knobs = Params(ScatteredKnobs{})},
                 scattered, scattered);
 }
 

@@ -294,18 +294,18 @@ using schedule::ShmPiece;
 // How this call's direct blocks travel: blocks of at least `from` bytes
 // (schedule::shm_direct), read with CMA or sent as messages.
 struct Direct {
-  long long from = Params::kShmDirectOff;
+  long long from = ShmKnobs::kDirectOff;
   bool cma = false;
   bool takes(size_t bytes) const { return schedule::shm_direct(bytes, from); }
 };
 
 // The knobs as this segment allows them (the same on every rank: the probe
 // is agreed): CMA where asked (or auto) and allowed, else messages.
-Direct direct_of(const Params& prm, const ShmState& s) {
+Direct direct_of(const ShmKnobs& prm, const ShmState& s) {
   Direct d;
-  if (prm.shm_direct == Params::kShmDirectAuto) return d;  // unresolved: off
-  d.from = prm.shm_direct;
-  d.cma = s.cma && prm.shm_via != Params::ShmVia::p2p;
+  if (prm.direct == ShmKnobs::kDirectAuto) return d;  // unresolved: off
+  d.from = prm.direct;
+  d.cma = s.cma && prm.via != ShmKnobs::Via::p2p;
   return d;
 }
 
@@ -345,7 +345,7 @@ struct Exchange {
     first = k.off == 0;
     e = s.exchange + 1;
     err = MPI_SUCCESS;
-    messages_too = first && !dir.cma && dir.from != Params::kShmDirectOff;
+    messages_too = first && !dir.cma && dir.from != ShmKnobs::kDirectOff;
     sends_direct = false;
   }
 
@@ -461,7 +461,7 @@ size_t largest_published(const ShmState& s) {
 }
 
 template <class Call>
-Task<Result> run(const Call& c, const Params& prm, ShmTurn* reserved) {
+Task<Result> run(const Call& c, ShmKnobs prm, ShmTurn* reserved) {
   constexpr bool varying = std::is_same_v<Call, VarCall>;
   const int P = c.P(), me = c.rank();
   c.copy_self();
@@ -529,7 +529,7 @@ Task<Result> run(const Call& c, const Params& prm, ShmTurn* reserved) {
 
 }  // namespace
 
-int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn) {
+int shm_reserve(CommContext& ctx, const ShmKnobs& prm, ShmTurn& turn) {
   if (ctx.size < 2) return MPI_SUCCESS;
   ShmState* s = nullptr;
   const bool blocking = blocking_now();
@@ -537,7 +537,7 @@ int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn) {
   // Several nodes, real or laid out (A2A_NODE_SIZE and the like): no segment.
   if (!s->usable || ctx.topology.nodes() > 1) return MPI_SUCCESS;
   const Direct dir = direct_of(prm, *s);
-  if (!dir.cma && dir.from != Params::kShmDirectOff)
+  if (!dir.cma && dir.from != ShmKnobs::kDirectOff)
     if (const int rc = ctx.open_private()) return rc;  // direct blocks as messages (every rank alike)
   // Whole halves from the first call: no later call pays a re-made segment.
   if (!s->window.allocated())
@@ -593,12 +593,12 @@ void shm_forget_kept() {
   }
 }
 
-Task<Result> shm(const UniformCall& c, const Params& prm) { return run(c, prm, nullptr); }
-Task<Result> shm(const VarCall& c, const Params& prm) { return run(c, prm, nullptr); }
+Task<Result> shm(const UniformCall& c, const Params& prm) { return run(c, prm.as<ShmKnobs>(), nullptr); }
+Task<Result> shm(const VarCall& c, const Params& prm) { return run(c, prm.as<ShmKnobs>(), nullptr); }
 
 namespace {
 template <class Call>
-Task<Result> phase(const Call& c, const Params& prm, ShmTurn* reserved) {
+Task<Result> phase(const Call& c, ShmKnobs prm, ShmTurn* reserved) {
   const Result r = co_await run(c, prm, reserved);
   if (r.fell_back()) {
     const std::string name = schedule::name_without_intra_shm(c.stats.algorithm);
@@ -609,17 +609,17 @@ Task<Result> phase(const Call& c, const Params& prm, ShmTurn* reserved) {
 }
 }  // namespace
 
-Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserved) {
+Task<Result> shm_phase(const UniformCall& c, ShmKnobs prm, ShmTurn* reserved) {
   return phase(c, prm, reserved);
 }
-Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved) { return phase(c, prm, reserved); }
+Task<Result> shm_phase(const VarCall& c, ShmKnobs prm, ShmTurn* reserved) { return phase(c, prm, reserved); }
 
 namespace {
 
 // Its cost (core/cost.hpp): its rounds on one rank's clock.
 ModelCost cost(const ModelCall& c, const Params& prm) {
   const int P = static_cast<int>(c.layout.node_of.size());
-  return worst_rank(c, [&](RankClock& clock, int) { shm_round(clock, c.m, all_ranks(P), c.bytes, prm); });
+  return worst_rank(c, [&](RankClock& clock, int) { shm_round(clock, c.m, all_ranks(P), c.bytes, prm.as<ShmKnobs>()); });
 }
 
 }  // namespace
@@ -630,16 +630,18 @@ AlgorithmInfo shm_row(Collective coll) {
       {"direct", KnobKind::bytes_auto, "auto",
        "smallest block (bytes; K, M, G) read straight from the sender's buffer instead of through the segment; "
        "auto: the measured crossover; off: never",
-       [](Params& p, long long v) { p.shm_direct = v; }, 0, 1LL << 62, {}, true},
+       set_knob<&ShmKnobs::direct>, 0, 1LL << 62, {}, true},
       {"via", KnobKind::choice, "auto", "how direct blocks travel: cma (one copy, process_vm_readv), p2p (messages); "
        "auto: the measured cheaper one where CMA is allowed",
-       [](Params& p, long long v) { p.shm_via = static_cast<Params::ShmVia>(v); }, 0, 0, {"auto", "cma", "p2p"}, true,
+       set_knob<&ShmKnobs::via>, 0, 0, {"auto", "cma", "p2p"}, true,
        false}};
   return row_of(coll,
                 {.name = "shm",
                  .summary = "one node: blocks copied through a segment the ranks share (MPI-3 shared window), one flag wait; "
                              "large blocks straight from buffer to buffer (CMA or messages)",
                  .params = knobs,
+                 .knobs = Params(ShmKnobs{}),
+                 .shm_knobs = [](Params& p) { return &p.as<ShmKnobs>(); },
                  .fallback = "spread-out",
                  .needs = kNeedsOneNode,
                  .cost = cost,

@@ -26,7 +26,7 @@ struct ShmTurn {
   void release();
 };
 // Collective over ctx on first use (the segment's making).
-int shm_reserve(CommContext& ctx, const Params& prm, ShmTurn& turn);
+int shm_reserve(CommContext& ctx, const ShmKnobs& knobs, ShmTurn& turn);
 // shm's segment for ctx made now where all its ranks share a node
 // (collective; A2A_Comm_prepare), so that no call pays for it.
 int shm_prepare(CommContext& ctx);
@@ -40,7 +40,7 @@ void shm_forget_kept();  // at MPI_Finalize: the segments kept per group go
 // memory, SMPI) and the caller runs the phase point to point instead, the
 // stats name loses "intra=shm", naming what ran.
 // `reserved`: the turn shm_reserve took for it in the operation's start.
-Task<Result> shm_phase(const UniformCall& c, const Params& prm, ShmTurn* reserved = nullptr);
-Task<Result> shm_phase(const VarCall& c, const Params& prm, ShmTurn* reserved = nullptr);
+Task<Result> shm_phase(const UniformCall& c, ShmKnobs knobs, ShmTurn* reserved = nullptr);
+Task<Result> shm_phase(const VarCall& c, ShmKnobs knobs, ShmTurn* reserved = nullptr);
 
 }  // namespace a2a::detail

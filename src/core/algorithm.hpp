@@ -9,14 +9,16 @@
 // need nothing else (the linear family) are written once for both.
 #pragma once
 #include <algorithm>
+#include <cassert>
 #include <climits>
 #include <cstddef>
 #include <cstring>
+#include <new>
+#include <type_traits>
 #include <vector>
 
 #include "core/context.hpp"
 #include "core/transport.hpp"
-#include "schedule/gpu_plan.hpp"
 
 namespace a2a::detail {
 
@@ -48,30 +50,55 @@ inline void copy_bytes(void* to, const void* from, size_t bytes) {
   if (bytes > 0) std::memcpy(to, from, bytes);
 }
 
-struct Params {
-  int radix = 2;   // tra, resolved against P ("auto" -> ceil(sqrt(P)), clamped to P)
-  int block = 32;  // scattered batch size (the registry's default: one source)
-  bool dt = false; // pack with MPI derived datatypes instead of memcpy
-  int radix_intra = 0, radix_inter = 0;  // tra2, tuna-hier; 0 = auto, resolved against the layout
-  // Exchanges of one digit in flight together (the k-port form, schedule::
-  // batch_end): tra and tuna (ports), tra2's two phases, tuna-hier's node
-  // phase (ports_intra); kAllPorts = all r-1 of a digit.
-  static constexpr int kAllPorts = 0;
-  int ports = kAllPorts, ports_intra = kAllPorts, ports_inter = kAllPorts;
-  bool staggered = false;                // tuna-hier variant
-  bool intra_shm = false;                // tra2, tuna-hier, clustered: the intra-node phase through shared memory (shm)
-  // cuda-ipc: copy path and the hybrid's thresholds (block bytes), staged chunk bytes
-  schedule::GpuPathMode gpu_path = schedule::GpuPathMode::hybrid;
-  long long ipc_threshold = 4096, memcpy_threshold = 512 * 1024, chunk = 1 << 20;
-  // shm (and the intra=shm phases): blocks of at least shm_direct bytes skip
-  // the segment and go straight from the sender's buffer to the receiver's,
-  // by shm_via; kShmDirectAuto and ShmVia::automatic are the machine's
-  // measured crossover and cheaper path, resolved by the front end before
-  // the call (front/execute.cpp), read as "off" where they were not.
-  static constexpr long long kShmDirectAuto = -1, kShmDirectOff = LLONG_MAX;
-  long long shm_direct = kShmDirectAuto;
-  enum class ShmVia { automatic, cma, p2p } shm_via = ShmVia::automatic;
-  bool machine_knobs() const { return shm_direct == kShmDirectAuto || shm_via == ShmVia::automatic; }
+// Exchanges of one digit in flight together (the k-port form, schedule::
+// batch_end): a ports knob's value; kAllPorts = all r-1 of a digit.
+inline constexpr int kAllPorts = 0;
+
+// The shared-memory exchange's knobs (shm's row; the intra=shm phases of
+// tra2, tuna-hier and clustered hold them at their defaults): blocks of at
+// least `direct` bytes skip the segment and go straight from the sender's
+// buffer to the receiver's, by `via`.  kDirectAuto and Via::automatic are
+// the machine's measured crossover and cheaper path, resolved by the front
+// end before the call (AlgorithmInfo::shm_knobs), read as "off" where not.
+struct ShmKnobs {
+  static constexpr long long kDirectAuto = -1, kDirectOff = LLONG_MAX;
+  long long direct = kDirectAuto;
+  enum class Via { automatic, cma, p2p } via = Via::automatic;
+  bool machine_decides() const { return direct == kDirectAuto || via == Via::automatic; }
+};
+
+// An algorithm's knobs: each algorithm's own struct (in its file, or a
+// shared one of core/row.hpp; trivially copyable, at most kBytes), made at
+// its defaults by its row (AlgorithmInfo::knobs), each knob set through its
+// ParamInfo, read back with as<K>() (checked in debug builds).
+class Params {
+ public:
+  static constexpr size_t kBytes = 64;
+  Params() = default;  // an algorithm without knobs
+  template <class K>
+  explicit Params(const K& knobs) : type_(type_of<K>()) {
+    static_assert(std::is_trivially_copyable_v<K> && sizeof(K) <= kBytes && alignof(K) <= alignof(long long));
+    new (bytes_) K(knobs);
+  }
+  template <class K>
+  const K& as() const {
+    assert(type_ == type_of<K>());
+    return *std::launder(reinterpret_cast<const K*>(bytes_));
+  }
+  template <class K>
+  K& as() {
+    assert(type_ == type_of<K>());
+    return *std::launder(reinterpret_cast<K*>(bytes_));
+  }
+
+ private:
+  template <class K>
+  static const void* type_of() {
+    static const char tag = 0;
+    return &tag;
+  }
+  const void* type_ = nullptr;
+  alignas(long long) unsigned char bytes_[kBytes] = {};
 };
 
 struct UniformCall {

@@ -81,7 +81,7 @@ double shm_cma_seconds(const MachineCosts& m, long long bytes) {
 }
 
 ShmDirect shm_direct_choice(const MachineCosts& m, int P) {
-  ShmDirect d{Params::kShmDirectOff, known(m.cma)};
+  ShmDirect d{ShmKnobs::kDirectOff, known(m.cma)};
   if (P < 2) return d;
   const double peers = P - 1;
   // One block's direct cost: a CMA read, or a message of the node link.
@@ -144,12 +144,12 @@ std::vector<int> port_of(const ModelLayout& l, int q) {
 }
 
 void shm_round(RankClock& clock, const MachineModel& m, const std::vector<int>& group, long long bytes,
-               const Params& prm) {
+               const ShmKnobs& knobs) {
   const int Q = static_cast<int>(group.size());
   if (Q < 2) return;
   ShmDirect direct = shm_direct_choice(m, Q);
-  if (prm.shm_direct != Params::kShmDirectAuto) direct.from = prm.shm_direct;
-  if (prm.shm_via != Params::ShmVia::automatic) direct.cma = prm.shm_via == Params::ShmVia::cma && m.cma[0] > 0;
+  if (knobs.direct != ShmKnobs::kDirectAuto) direct.from = knobs.direct;
+  if (knobs.via != ShmKnobs::Via::automatic) direct.cma = knobs.via == ShmKnobs::Via::cma && m.cma[0] > 0;
   clock.copy(bytes);  // the own block
   if (!schedule::shm_direct(static_cast<size_t>(bytes), direct.from)) {
     clock.add(shm_segment_seconds(m, (Q - 1) * bytes));

@@ -24,7 +24,8 @@
 
 namespace a2a::detail {
 
-struct Params;  // an algorithm's knobs (core/algorithm.hpp)
+class Params;  // an algorithm's knobs (core/algorithm.hpp)
+struct ShmKnobs;
 
 // The message sizes a link is measured at besides alpha's (select/measure.hpp).
 constexpr int kLinkSizes = 4;
@@ -84,7 +85,7 @@ double shm_cma_seconds(const MachineCosts& m, long long bytes);
 // two copies through the segment (or comes within kDirectBias of them),
 // judged on the P-1 blocks a rank moves together (their copies share its
 // caches, so the crossover per block falls as P grows); from =
-// Params::kShmDirectOff where that never happens.
+// ShmKnobs::kDirectOff where that never happens.
 struct ShmDirect {
   long long from;
   bool cma;
@@ -224,7 +225,7 @@ void tra_rounds(RankClock& c, const std::vector<schedule::StepShape>& steps, con
 // of the Q-1 blocks together), or, from the direct threshold on, read once
 // with CMA (a second flag round: the readers' `done`) or sent as messages.
 void shm_round(RankClock& clock, const MachineModel& m, const std::vector<int>& group, long long bytes,
-               const Params& prm);
+               const ShmKnobs& knobs);
 constexpr long long kMetaPerBlock = sizeof(long long);  // two-phase algorithms' size per block
 
 std::vector<int> all_ranks(int P);                            // 0..P-1

@@ -3,15 +3,10 @@
 #include <algorithm>
 #include <charconv>
 
+#include "schedule/gpu_plan.hpp"
 #include "schedule/schedule.hpp"
 
 namespace a2a::detail {
-namespace {
-
-const Params kDefaults{};
-
-}  // namespace
-
 // 4096 -> "4K": byte defaults shown as a user would write them.
 std::string bytes_text(long long v) {
   const char* units = "KMG";
@@ -20,32 +15,38 @@ std::string bytes_text(long long v) {
   return std::to_string(v) + (u >= 0 ? std::string(1, units[u]) : "");
 }
 
-ParamInfo radix_knob(const char* help) {
-  return {"radix", KnobKind::radix, "auto", help, [](Params& p, long long v) { p.radix = static_cast<int>(v); }, 0, 0, {}};
+ParamInfo radix_knob(const char* help, void (*set)(Params&, long long)) {
+  return {"radix", KnobKind::radix, "auto", help, set, 0, 0, {}};
 }
-// The k-port form's batch size (Params::ports): knobs added later, so the
-// default (all) is left out of the canonical name.
+// The k-port form's batch size: knobs added later, so the default (all) is
+// left out of the canonical name.
 ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long)) {
   return {key, KnobKind::ports, "all", help, set, 0, 0, {}, true, true, radix_key};
 }
-ParamInfo tra_ports_knob() {
+ParamInfo digit_radix_knob() {
+  return radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))", set_knob<&DigitKnobs::radix>);
+}
+ParamInfo digit_ports_knob() {
   return ports_knob("ports", "radix", "exchanges of one digit in flight together, 1..r-1 or all (the k-port form)",
-                    [](Params& p, long long v) { p.ports = static_cast<int>(v); });
+                    set_knob<&DigitKnobs::ports>);
 }
 
-ParamInfo block_knob(const char* help) {
-  return {"block", KnobKind::integer, std::to_string(kDefaults.block), help,
-          [](Params& p, long long v) { p.block = static_cast<int>(v); }, 1, 1 << 30, {}};
+ParamInfo block_knob(const char* help, int fallback, void (*set)(Params&, long long)) {
+  return {"block", KnobKind::integer, std::to_string(fallback), help, set, 1, 1 << 30, {}};
 }
 ParamInfo dt_knob() {
-  return {"dt", KnobKind::choice, kDefaults.dt ? "1" : "0", "1: move blocks with MPI derived datatypes instead of memcpy",
-          [](Params& p, long long v) { p.dt = v == 1; }, 0, 0, {"0", "1"}};
+  return {"dt", KnobKind::choice, DtKnobs{}.dt ? "1" : "0", "1: move blocks with MPI derived datatypes instead of memcpy",
+          set_knob<&DtKnobs::dt>, 0, 0, {"0", "1"}};
 }
 // The intra-node phase of a node-aware algorithm: point-to-point messages,
 // or the shared-memory exchange (shm) among the node's ranks.
-ParamInfo intra_knob() {
-  return {"intra", KnobKind::choice, "p2p", "intra-node phase: p2p (messages) or shm (through shared memory)",
-          [](Params& p, long long v) { p.intra_shm = v == 1; }, 0, 0, {"p2p", "shm"}, true};
+ParamInfo intra_knob(void (*set)(Params&, long long)) {
+  return {"intra", KnobKind::choice, "p2p", "intra-node phase: p2p (messages) or shm (through shared memory)", set, 0,
+          0, {"p2p", "shm"}, true};
+}
+
+const ShmKnobs* shm_knobs_of(const AlgorithmInfo& a, const Params& p) {
+  return a.shm_knobs ? a.shm_knobs(const_cast<Params&>(p)) : nullptr;  // reads only
 }
 
 ParamInfo bytes_knob(const char* key, long long fallback, long long lo, long long hi, const char* help,
@@ -67,10 +68,10 @@ std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int 
                        std::string& shown) {
   switch (p.kind) {
     case KnobKind::ports:
-      if (value == "all") return v = Params::kAllPorts, "";
+      if (value == "all") return v = kAllPorts, "";
       if (!parse_int(value, v) || v < 1) return "an integer >= 1 or all";
       v = std::min<long long>(v, 1 << 30);
-      if (radix >= 2 && v >= radix - 1) v = Params::kAllPorts, shown = "all";
+      if (radix >= 2 && v >= radix - 1) v = kAllPorts, shown = "all";
       return "";
     case KnobKind::radix:
     case KnobKind::intra_radix:
@@ -91,8 +92,8 @@ std::string parse_knob(const ParamInfo& p, const std::string& value, int P, int 
         return "an integer from " + std::to_string(p.lo) + " to " + std::to_string(p.hi);
       return "";
     case KnobKind::bytes_auto:
-      if (value == "auto") return v = Params::kShmDirectAuto, "";
-      if (value == "off") return v = Params::kShmDirectOff, "";
+      if (value == "auto") return v = ShmKnobs::kDirectAuto, "";
+      if (value == "off") return v = ShmKnobs::kDirectOff, "";
       if (!schedule::parse_bytes(value, v) || v < p.lo || v > p.hi)
         return "auto, off or a byte count from " + bytes_text(p.lo) + " to " + bytes_text(p.hi) +
                " (digits with an optional K, M or G)";

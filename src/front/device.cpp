@@ -104,8 +104,8 @@ int device_alltoall(const CallArgs& a, Prepared& p, const Resolved& target, Stat
   char* recv = static_cast<char*>(a.recvbuf) + p.rti.true_lb;
   std::string host_spec = target.canonical;
   if (is_cuda_ipc(target)) {
-    const Params& pr = target.params;
-    const auto path = schedule::gpu_path(pr.gpu_path, p.bs, pr.ipc_threshold, pr.memcpy_threshold);
+    const auto& pr = target.params.as<gpu::Knobs>();
+    const auto path = schedule::gpu_path(pr.path, p.bs, pr.ipc_threshold, pr.memcpy_threshold);
     if (path != schedule::GpuPath::host) {
       name_algorithm(st, ipc_name(target, path));
       const char* send = in_place ? recv : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
@@ -168,8 +168,8 @@ int device_alltoallv(const CallArgs& a, Prepared& p, const Resolved& target, con
   const char* send = in_place ? recv : static_cast<const char*>(a.sendbuf) + p.sti.true_lb;
   std::string host_spec = target.canonical;
   if (is_cuda_ipc(target)) {
-    const Params& pr = target.params;
-    const auto path = schedule::gpu_path(pr.gpu_path, sizes.hi, pr.ipc_threshold, pr.memcpy_threshold);
+    const auto& pr = target.params.as<gpu::Knobs>();
+    const auto path = schedule::gpu_path(pr.path, sizes.hi, pr.ipc_threshold, pr.memcpy_threshold);
     if (path != schedule::GpuPath::host) {
       name_algorithm(st, ipc_name(target, path));
       const VarCall call{send, soff.data(), p.sbytes.data(), recv, roff.data(), p.rbytes.data(), ctx, st, sizes.hi};

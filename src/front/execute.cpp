@@ -531,7 +531,7 @@ Task<Result> execute_op(const CallArgs& a, Prepared& p, const Global* g, Stats& 
 
 int record_plan_meta(Prepared& p, const Global& g) {
   const Resolved& res = p.chosen;
-  if (!p.args.v() || p.cls || !res.info->plan_meta || res.params.intra_shm) return MPI_SUCCESS;
+  if (!p.args.v() || p.cls || !res.info->plan_meta || shm_knobs_of(*res.info, res.params)) return MPI_SUCCESS;
   auto log = std::make_unique<PlanLog>();
   log->mode = PlanLog::Mode::recording;
   Stats dropped = p.stats;

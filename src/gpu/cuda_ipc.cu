@@ -355,7 +355,7 @@ State& state_of(CommContext& ctx) {
 // `uniform` (alltoall, or an alltoallv the caller found to be one):
 // node-mates' blocks lie at their first block + rank * stride, and no
 // displacement exchange is needed.
-int run_ipc(const VarCall& b, const Params& params, schedule::GpuPath path, bool uniform, long long stride) {
+int run_ipc(const VarCall& b, const Knobs& params, schedule::GpuPath path, bool uniform, long long stride) {
   CommContext& ctx = b.ctx;
   Stats& st = b.stats;
   State& s = state_of(ctx);
@@ -521,7 +521,7 @@ bool any_device(const void* a, const void* b) {
   return driver_loaded() && (memory_of(a) == Memory::device || memory_of(b) == Memory::device);
 }
 
-int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPath path) {
+int ipc_alltoall(const UniformCall& call, const Knobs& params, schedule::GpuPath path) {
   const int P = call.P();
   std::vector<MPI_Aint> soff(P), roff(P);
   std::vector<long long> bytes(P, static_cast<long long>(call.bs));
@@ -534,7 +534,7 @@ int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPat
   return run_ipc(blocks, params, path, true, call.sstride);
 }
 
-int ipc_alltoallv(const VarCall& call, const Params& params, schedule::GpuPath path, bool as_alltoall) {
+int ipc_alltoallv(const VarCall& call, const Knobs& params, schedule::GpuPath path, bool as_alltoall) {
   const int P = call.P();
   const long long stride = P > 1 ? call.soff[1] - call.soff[0] : 0;
   return run_ipc(call, params, path, as_alltoall, stride);

@@ -42,14 +42,21 @@ Memory memory_of(const void* p);
 // once: the shim's first-call test, on cold memory.
 bool any_device(const void* a, const void* b);
 
+// cuda-ipc's knobs (its row: src/gpu/row.cpp): the copy path and the
+// hybrid's thresholds (block bytes), the staged chunk's bytes.
+struct Knobs {
+  schedule::GpuPathMode path = schedule::GpuPathMode::hybrid;
+  long long ipc_threshold = 4096, memcpy_threshold = 512 * 1024, chunk = 1 << 20;
+};
+
 // The cuda-ipc algorithm on device buffers (the API checked that every rank
 // passes device memory and contiguous types).  `path` is what ran: kernel or
 // memcpy (hybrid below its ipc-threshold never comes here: the API stages).
-int ipc_alltoall(const UniformCall& call, const Params& params, schedule::GpuPath path);
+int ipc_alltoall(const UniformCall& call, const Knobs& knobs, schedule::GpuPath path);
 // as_alltoall: every block on every rank has one size and every rank's send
 // blocks are evenly spaced (agreed by the caller's allreduce), so no
 // displacement exchange is needed.
-int ipc_alltoallv(const VarCall& call, const Params& params, schedule::GpuPath path, bool as_alltoall);
+int ipc_alltoallv(const VarCall& call, const Knobs& knobs, schedule::GpuPath path, bool as_alltoall);
 
 // Per-communicator GPU state (node communicator, streams, IPC handle caches,
 // staging); freed with the communicator's context.

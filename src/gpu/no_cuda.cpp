@@ -15,8 +15,8 @@ int select_device(int) { return MPI_ERR_OTHER; }
 Memory memory_of(const void*) { return Memory::host; }
 bool any_device(const void*, const void*) { return false; }
 
-int ipc_alltoall(const UniformCall&, const Params&, schedule::GpuPath) { return MPI_ERR_OTHER; }
-int ipc_alltoallv(const VarCall&, const Params&, schedule::GpuPath, bool) { return MPI_ERR_OTHER; }
+int ipc_alltoall(const UniformCall&, const Knobs&, schedule::GpuPath) { return MPI_ERR_OTHER; }
+int ipc_alltoallv(const VarCall&, const Knobs&, schedule::GpuPath, bool) { return MPI_ERR_OTHER; }
 
 int copy_to_host(void*, const void*, size_t) { return MPI_ERR_OTHER; }
 int copy_to_device(void*, const void*, size_t) { return MPI_ERR_OTHER; }

@@ -7,6 +7,7 @@
 
 #include "core/algorithm.hpp"
 #include "core/row.hpp"
+#include "gpu/gpu.hpp"
 
 namespace a2a::detail {
 
@@ -18,27 +19,28 @@ Task<Result> host_buffers(const VarCall&, const Params&) { co_return Result::fal
 }  // namespace
 
 AlgorithmInfo cuda_ipc_row(Collective coll) {
-  static const Params defaults{};
+  static const gpu::Knobs defaults{};
   static const std::vector<std::string> paths = {"kernel", "memcpy", "hybrid"};  // GpuPathMode's order
   static const std::vector<ParamInfo> knobs = {
-      {"path", KnobKind::choice, paths[static_cast<int>(defaults.gpu_path)],
+      {"path", KnobKind::choice, paths[static_cast<int>(defaults.path)],
        "kernel, memcpy, or hybrid: a host algorithm (staged) below ipc-threshold, the kernel below memcpy-threshold, "
        "cudaMemcpyAsync above",
-       [](Params& p, long long v) { p.gpu_path = static_cast<schedule::GpuPathMode>(v); }, 0, 0, paths},
+       set_knob<&gpu::Knobs::path>, 0, 0, paths},
       bytes_knob("ipc-threshold", defaults.ipc_threshold, 0, 1LL << 62,
                  "hybrid: smallest block (bytes; K, M, G) copied over CUDA IPC",
-                 [](Params& p, long long v) { p.ipc_threshold = v; }),
+                 set_knob<&gpu::Knobs::ipc_threshold>),
       bytes_knob("memcpy-threshold", defaults.memcpy_threshold, 0, 1LL << 62,
                  "hybrid: smallest block copied with cudaMemcpyAsync",
-                 [](Params& p, long long v) { p.memcpy_threshold = v; }),
+                 set_knob<&gpu::Knobs::memcpy_threshold>),
       bytes_knob("chunk", defaults.chunk, 1, 1LL << 30,
                  "inter-node blocks go through pinned host memory in chunks of this many bytes (<= 1G)",
-                 [](Params& p, long long v) { p.chunk = v; })};
+                 set_knob<&gpu::Knobs::chunk>)};
   return row_of(coll,
                 {.name = "cuda-ipc",
                  .summary = "device buffers: node-mates' blocks pulled over CUDA IPC, other nodes' staged through "
                             "pinned memory",
                  .params = knobs,
+                 .knobs = Params(defaults),
                  .fallback = "spread-out",
                  .needs = kNeedsDevice},
                 host_buffers, host_buffers);

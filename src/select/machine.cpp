@@ -142,7 +142,7 @@ int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
     if (const int rc = machine_model(ctx, m, error)) return rc;
     it = a.shm_direct.emplace(Q, shm_direct_choice(m, Q)).first;
     if (ctx.tells()) {
-      if (it->second.from == Params::kShmDirectOff)
+      if (it->second.from == ShmKnobs::kDirectOff)
         std::fprintf(stderr, "a2a auto: P=%d, shm among %d ranks: every block through the segment\n", ctx.size, Q);
       else
         std::fprintf(stderr, "a2a auto: P=%d, shm among %d ranks: blocks from %lld bytes %s\n", ctx.size, Q,
@@ -150,8 +150,9 @@ int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
     }
   }
   const ShmDirect d = it->second;
-  if (r.params.shm_direct == Params::kShmDirectAuto) r.params.shm_direct = d.from;
-  if (r.params.shm_via == Params::ShmVia::automatic) r.params.shm_via = d.cma ? Params::ShmVia::cma : Params::ShmVia::p2p;
+  ShmKnobs& k = *r.info->shm_knobs(r.params);
+  if (k.direct == ShmKnobs::kDirectAuto) k.direct = d.from;
+  if (k.via == ShmKnobs::Via::automatic) k.via = d.cma ? ShmKnobs::Via::cma : ShmKnobs::Via::p2p;
   r.machine_knobs = false;
   return MPI_SUCCESS;
 }

@@ -188,6 +188,7 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
     return MPI_SUCCESS;
   }
   out.info = find_algorithm(coll, spec.name);
+  out.params = out.info->knobs;
   out.canonical = spec.name;
   const char* sep = ":";
   // Radix knobs resolved so far (they precede their ports knobs).
@@ -212,7 +213,8 @@ int resolve(Collective coll, const std::string& text, int P, long long /*block_b
     out.canonical.append(sep).append(p.key).append("=").append(shown);
     sep = ",";
   }
-  out.machine_knobs = (spec.name == "shm" || out.params.intra_shm) && out.params.machine_knobs();
+  const ShmKnobs* shm = shm_knobs_of(*out.info, out.params);
+  out.machine_knobs = shm && shm->machine_decides();
   return MPI_SUCCESS;
 }
 

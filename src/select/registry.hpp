@@ -42,8 +42,8 @@ struct Resolved {
   const AlgorithmInfo* info = nullptr;
   Params params;
   std::string canonical;  // e.g. "tra:radix=4", with every knob's value as run
-  // Knobs the machine's measurements decide (shm's direct path, Params::
-  // machine_knobs) are still "auto": the front end resolves them
+  // Knobs the machine's measurements decide (shm's direct path,
+  // ShmKnobs::machine_decides) are still "auto": the front end resolves them
   // (resolve_machine_knobs) before the algorithm runs.
   bool machine_knobs = false;
 };

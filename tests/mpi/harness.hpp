@@ -201,7 +201,8 @@ inline Expected expected_stats(const std::string& spec, int P, int nodes = 1) {
   if (shm) return {spec, P > 1 ? 1 : 0, lin};  // one flag wait, P-1 blocks copied or read
   if (spec.rfind("scattered", 0) == 0) {
     const std::string given = knob_of(spec, "block");
-    const long long block = given.empty() ? a2a::detail::Params{}.block : std::stoll(given);
+    const auto* row = a2a::detail::find_algorithm(a2a::detail::Collective::alltoall, "scattered");
+    const long long block = std::stoll(given.empty() ? row->params[0].fallback : given);  // the row's default
     return {"scattered:block=" + std::to_string(block), lin, lin, (lin + block - 1) / block};
   }
   if (spec == "pairwise") return {spec, lin, lin, lin};

@@ -278,7 +278,7 @@ TEST(CostModel, ShmCopiesAndDirectThreshold) {
   EXPECT_LE(p2p.from, 262144);
   // Copies that always win: never direct.
   for (int i = 0; i < kShmCopySizes; ++i) m.seg[i] = 0.1e-9 * static_cast<double>(kShmCopyBytes[i]);
-  EXPECT_EQ(shm_direct_choice(m, 4).from, Params::kShmDirectOff);
+  EXPECT_EQ(shm_direct_choice(m, 4).from, ShmKnobs::kDirectOff);
 }
 
 TEST(CostModel, EnvironmentText) {
