@@ -9,7 +9,7 @@
 // K = K_TRA(Q, r1) + K_TRA(N, r2) rounds, D = N*D_TRA(Q, r1) + Q*D_TRA(N, r2)
 // blocks, of which Q*D_TRA(N, r2) go to other nodes.  For P = 8, Q = 4,
 // r = 2 a node sends 4 inter-node messages to the other where TRA sends 7.
-// Tra2Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
+// Knobs: radix-intra (default ceil(sqrt(Q))), radix-inter (default N, the
 // paper's best: one round per peer node), ports-intra and ports-inter (each
 // phase's k-port form, default all: TRA's, uniform/tra.cpp; docs/simulation.md
 // "The k-port form", tables (p)-(r)), intra=shm (the intra-node phase

@@ -15,7 +15,7 @@
 // after the first phase.  K = K_TRA(Q, r) + N-1 (coalesced) or + (N-1)*Q
 // (staggered); metadata 8*N*(Q-1) (sizes) + TuNA's 8*D_TRA(Q,r) + 8.
 // Scratch: the group buffers (2 * this rank's bytes), TuNA's store inside
-// the node, the coalesced send buffer.  TunaHierKnobs: variant (coalesced),
+// the node, the coalesced send buffer.  Knobs: variant (coalesced),
 // radix (auto = ceil(sqrt(Q))), block (32), ports (the node
 // phase's k-port form, default all, as TuNA's), intra=shm (the
 // groups exchanged through the node's shared memory, src/both/shm.cpp,
