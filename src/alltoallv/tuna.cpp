@@ -22,7 +22,7 @@
 namespace a2a::detail {
 
 Task<Result> tuna(const VarCall& c, const Params& prm) {
-  const DigitKnobs k = prm.as<DigitKnobs>();  // a copy: the frame outlives a caller's temporary
+  const DigitKnobs& k = prm.as<DigitKnobs>();
   const auto& steps = c.ctx.tra_steps(k.radix);
   const long long K = static_cast<long long>(steps.size());
   const long long r = k.radix;

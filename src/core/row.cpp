@@ -15,16 +15,14 @@ std::string bytes_text(long long v) {
   return std::to_string(v) + (u >= 0 ? std::string(1, units[u]) : "");
 }
 
-ParamInfo radix_knob(const char* help, void (*set)(Params&, long long)) {
-  return {"radix", KnobKind::radix, "auto", help, set, 0, 0, {}};
-}
 // The k-port form's batch size: knobs added later, so the default (all) is
 // left out of the canonical name.
 ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long)) {
   return {key, KnobKind::ports, "all", help, set, 0, 0, {}, true, true, radix_key};
 }
 ParamInfo digit_radix_knob() {
-  return radix_knob("2..P, larger runs as P; auto = ceil(sqrt(P))", set_knob<&DigitKnobs::radix>);
+  return {"radix", KnobKind::radix, "auto", "2..P, larger runs as P; auto = ceil(sqrt(P))",
+          set_knob<&DigitKnobs::radix>, 0, 0, {}};
 }
 ParamInfo digit_ports_knob() {
   return ports_knob("ports", "radix", "exchanges of one digit in flight together, 1..r-1 or all (the k-port form)",

@@ -112,7 +112,6 @@ std::string bytes_text(long long v);
 const ShmKnobs* shm_knobs_of(const AlgorithmInfo& a, const Params& p);
 
 // Knobs that several rows share (core/row.cpp); `set` writes the row's own struct.
-ParamInfo radix_knob(const char* help, void (*set)(Params&, long long));
 ParamInfo ports_knob(const char* key, const char* radix_key, const char* help, void (*set)(Params&, long long));
 ParamInfo digit_radix_knob();  // DigitKnobs' radix and ports (tra, tuna)
 ParamInfo digit_ports_knob();
