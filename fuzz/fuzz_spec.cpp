@@ -7,7 +7,7 @@
 #include <string>
 
 #include "schedule/gpu_plan.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 using namespace a2a::detail;
 

@@ -16,7 +16,7 @@
 #include "core/cost_keys.hpp"
 #include "select/cost_model.hpp"
 #include "select/policy.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp
 int run_tune(const std::vector<std::string>& args_for_tune);    // tune.cpp

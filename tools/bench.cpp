@@ -58,7 +58,7 @@
 #include "bench_cuda.hpp"
 #include "bench_overlap.hpp"
 #include "core/context.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 #include "timing.hpp"
 #include "twins.hpp"
 #include "workload/workload.hpp"

@@ -13,8 +13,8 @@
 
 #include "schedule/schedule.hpp"
 #include "schedule/trace.hpp"
-#include "select/registry.hpp"
-#include "select/spec.hpp"
+#include "registry/registry.hpp"
+#include "registry/spec.hpp"
 #include "workload/workload.hpp"
 
 namespace {

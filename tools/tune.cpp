@@ -27,7 +27,7 @@
 #include "select/auto.hpp"
 #include "core/cost_keys.hpp"
 #include "select/cost_model.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 #include "select/tuning.hpp"
 #include "timing.hpp"
 #include "workload/workload.hpp"

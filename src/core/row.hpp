@@ -1,6 +1,6 @@
 // What an algorithm file says of itself: its row (name, summary, knobs
 // with defaults, entry points, fallback, needs), which the registry
-// (select/registry.hpp) lists; and the knobs several algorithms share.
+// (registry/registry.hpp) lists; and the knobs several algorithms share.
 #pragma once
 #include <string>
 #include <type_traits>
@@ -84,7 +84,7 @@ using CostFn = ModelCost (*)(const ModelCall&, const Params&);
 
 // An algorithm's row, written with designated initializers in its own
 // file: what a row leaves out is its default here.  The registry
-// (select/registry.cpp) lists the rows.
+// (registry/registry.cpp) lists the rows.
 struct AlgorithmInfo {
   const char* name = nullptr;
   Collective collective = Collective::alltoall;

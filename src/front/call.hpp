@@ -31,7 +31,7 @@
 #include "core/context.hpp"
 #include "core/datatype.hpp"
 #include "select/auto.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace a2a::detail {
 

@@ -12,8 +12,7 @@
 
 namespace a2a::detail {
 
-// One allreduce of a trial's agreement (the early check's or the round's),
-// folded by trial_fold.
+// One allreduce of a trial check's agreement, folded by trial_fold.
 int agree_trial(MPI_Comm comm, TrialAgreement& a, std::string& error);
 // A decided class's event: the ranks' drift flags, moved flags, bytes and
 // last agreement's time, summed; `seconds` what this one took.

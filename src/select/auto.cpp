@@ -30,21 +30,35 @@ AutoState& auto_state(CommContext& ctx) {
   return *ctx.auto_state;
 }
 
-// Prints a class's trial and its outcome (A2A_VERBOSE=1, the communicator's
-// rank 0), e.g. "a2a auto: P=2, alltoall 1 KiB: trial 1: shm 0.552 us,
-// native 1.120 us -> shm (measured)".
-void tell_trial(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, int winner,
-                const char* outcome) {
+// Prints a trial's check and its outcome (A2A_VERBOSE=1, the
+// communicator's rank 0), e.g. "a2a auto: P=2, alltoall 1 KiB: trial 1,
+// check 2: shm 0.552 us, native 1.120 us -> shm (measured)".
+void tell_check(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, const CheckEnd& end) {
   if (!ctx.tells()) return;
   std::string line = "a2a auto: P=" + std::to_string(ctx.size) + ", " + c.label + ": trial " +
-                     std::to_string(c.trials + 1) + (c.phase == Phase::confirming ? " (confirming):" : ":");
-  for (size_t i = 0; i < c.candidates.size(); ++i) {
+                     std::to_string(c.trials + 1) + ", check " + std::to_string(c.check) + ":";
+  for (size_t i = 0; i < c.in_trial.size(); ++i) {
     char us[32];
     std::snprintf(us, sizeof us, " %.3f us", t[i] * 1e6);
-    line += (i ? ", " : " ") + c.candidates[i].resolved.canonical + us;
+    line += (i ? ", " : " ") + c.candidates[static_cast<size_t>(c.in_trial[i])].resolved.canonical + us;
   }
-  line += " -> " + c.candidates[static_cast<size_t>(winner)].resolved.canonical + " " + outcome;
+  const auto name = [&](int i) { return c.candidates[static_cast<size_t>(c.in_trial[static_cast<size_t>(i)])].resolved.canonical; };
+  if (end.winner >= 0) {
+    line += " -> " + name(end.winner) + " (measured)";
+  } else {
+    line += " -> on with";
+    for (size_t i = 0; i < end.stay.size(); ++i) line += (i ? ", " : " ") + name(end.stay[i]);
+  }
   std::fprintf(stderr, "%s\n", line.c_str());
+}
+
+// A trial starts with every candidate.
+void start_trial(ClassState& c) {
+  c.phase = Phase::trying;
+  c.in_trial.clear();
+  for (size_t i = 0; i < c.candidates.size(); ++i) c.in_trial.push_back(static_cast<int>(i));
+  c.samples.assign(c.candidates.size(), {});
+  c.check = c.call = 0;
 }
 
 void start_watch(ClassState& c) {
@@ -82,7 +96,6 @@ void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
     if (specs[i] == "native") c.native_at = static_cast<int>(c.candidates.size());
     c.candidates.push_back(c.every_candidates[i]);
   }
-  c.samples.assign(c.candidates.size(), {});
   if (kept.size() < specs.size() && ctx.tells()) {
     std::string left_out;
     for (size_t i = 0; i < specs.size(); ++i)
@@ -119,9 +132,8 @@ int make_class(CommContext& ctx, Collective coll, long long bytes, const std::ve
     c->candidates.push_back(std::move(d));
   }
   c->decision = c->candidates[0];
-  c->phase = c->candidates.size() > 1 ? Phase::trying : Phase::decided;
-  c->samples.assign(c->candidates.size(), {});
-  if (!c->trying()) start_watch(*c);
+  if (c->candidates.size() > 1) start_trial(*c);
+  else start_watch(*c);
   out = std::move(c);
   return MPI_SUCCESS;
 }
@@ -249,46 +261,30 @@ int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, st
 }
 
 const AutoDecision& trial_candidate(const ClassState& c) {
-  return c.candidates[static_cast<size_t>(trial_turn(c.call, static_cast<int>(c.candidates.size())))];
+  const int turn = trial_turn(c.call, static_cast<int>(c.in_trial.size()));
+  return c.candidates[static_cast<size_t>(c.in_trial[static_cast<size_t>(turn)])];
 }
 
 namespace {
-// The round's challenger meets native alone; the full list is kept for a
-// trial after drift.
-void confirm(ClassState& c, int challenger) {
-  c.all_candidates = c.candidates;
-  c.all_native_at = c.native_at;
-  c.candidates = {c.all_candidates[static_cast<size_t>(challenger)],
-                  c.all_candidates[static_cast<size_t>(c.native_at)]};
-  c.samples = confirmation_start(c.samples, challenger, c.all_native_at);
-  c.native_at = 1;
-  c.phase = Phase::confirming;
-  c.call = 0;
-}
-
-// The winner w of a round becomes the decision (mine: this rank's medians,
-// at `ref` bytes; t: the agreed times; tried_size: the ranks' size class).
-void decide(CommContext& ctx, ClassState& c, size_t w, const std::vector<double>& mine, double ref,
-            const std::vector<double>& t, long long tried_size) {
+// Candidate w (an index) becomes the decision (seconds, ref: this rank's
+// median and the bytes it is at; agreed: the agreed median; tried_size:
+// the ranks' size class).
+void decide(CommContext& ctx, ClassState& c, size_t w, double seconds, double ref, double agreed,
+            long long tried_size) {
   c.decision = c.candidates[w];
   c.decision.source = kByMeasurement;
   if (c.every_size) {  // from agreed values: every rank agrees at the same calls
-    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, mine[w], ref, c.trial_lo, c.trial_hi, t[w]});
+    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, seconds, ref, c.trial_lo, c.trial_hi, agreed});
     c.taken = tried_size;
+    if (ctx.tells())
+      std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(),
+                   c.size_check);
   } else {
-    c.drift.reset(mine[w], ref);
+    c.drift.reset(seconds, ref);
   }
   ++c.trials;
-  if (c.phase == Phase::confirming) {  // the full list again, for a trial after drift
-    c.candidates = std::move(c.all_candidates);
-    c.native_at = c.all_native_at;
-    c.samples.assign(c.candidates.size(), {});
-  }
-  if (c.every_size && ctx.tells())
-    std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(), c.size_check);
   c.phase = Phase::decided;
-  c.call = 0;
-  for (auto& s : c.samples) s.clear();
+  c.samples.assign(c.candidates.size(), {});
   ++c.generation;
   start_watch(c);
 }
@@ -296,43 +292,47 @@ void decide(CommContext& ctx, ClassState& c, size_t w, const std::vector<double>
 // A trial again, after drift or moved sizes.
 void try_again(CommContext& ctx, ClassState& c, double bytes) {
   if (c.every_size) narrow_to_size(ctx, c, bytes);
-  c.phase = Phase::trying;
-  c.call = 0;
+  start_trial(c);
   ++c.generation;
   c.next_event = 0;
 }
 }  // namespace
 
 int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
-  const int n = static_cast<int>(c.candidates.size());
-  if (c.call == 0 || bytes < c.trial_lo) c.trial_lo = bytes;
-  if (c.call == 0 || bytes > c.trial_hi) c.trial_hi = bytes;
-  if (trial_timed(c.call)) c.samples[static_cast<size_t>(trial_turn(c.call, n))].push_back({seconds, bytes});
-  const TrialDue due = trial_due(++c.call, n, c.phase);
-  if (due == TrialDue::more) return MPI_SUCCESS;
-  int early = -1;  // a clear winner after kEarlyRounds rounds
-  if (due == TrialDue::early) {
-    TrialAgreement seen = early_pack(c.samples);
-    if (const int rc = agree_trial(ctx.user, seen, error)) return rc;
-    if ((early = early_winner(seen, c.samples.size())) < 0) return MPI_SUCCESS;
-  }
+  const int n = static_cast<int>(c.in_trial.size());
+  const bool first = c.check == 0 && c.call == 0;
+  if (first || bytes < c.trial_lo) c.trial_lo = bytes;
+  if (first || bytes > c.trial_hi) c.trial_hi = bytes;
+  if (trial_timed(c.call))
+    c.samples[static_cast<size_t>(c.in_trial[static_cast<size_t>(trial_turn(c.call, n))])].push_back({seconds, bytes});
+  if (++c.call < check_calls(n)) return MPI_SUCCESS;
   const AutoState& as = auto_state(ctx);
   const MachineModel& model = as.machine.model;
   const LinkCost* link = !as.machine.ready ? nullptr : as.layout.ranks.size() > 1 ? &model.inter : &model.intra;
+  std::vector<std::vector<TrialSample>> in;  // the samples of those in the trial, in its order
+  int native = -1;
+  for (int i : c.in_trial) {
+    if (i == c.native_at) native = static_cast<int>(in.size());
+    in.push_back(c.samples[static_cast<size_t>(i)]);
+  }
   double ref = 0;  // the bytes the times are at
-  const std::vector<double> mine = trial_times(c.samples, link, ctx.size, ref);  // this rank's medians
-  TrialAgreement agreed = trial_pack(mine, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
+  const std::vector<double> mine = trial_times(in, link, ctx.size, ref);  // this rank's medians
+  TrialAgreement agreed = trial_pack(mine, in, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
   if (const int rc = agree_trial(ctx.user, agreed, error)) return rc;
-  const std::vector<double> t = trial_agreed_times(agreed, mine.size());  // every rank alike from here
-  const RoundEnd end = round_end(c.phase, t, c.native_at, c.margin, early);
-  if (end.next == Phase::confirming) {
-    tell_trial(ctx, c, t, end.winner,
-               end.challenger == end.winner ? "(to confirm against native)" : "(to confirm against the runner-up)");
-    confirm(c, end.challenger);
+  const TrialTimes t = trial_unpack(agreed, in.size());  // every rank alike from here
+  ++c.check;
+  const CheckEnd end = trial_check(t, native, c.check, c.margin);
+  if (end.winner >= 0 || end.stay.size() < in.size() || c.check >= 2) tell_check(ctx, c, t.median, end);
+  c.call = 0;
+  if (end.winner < 0) {
+    std::vector<int> stay;
+    for (int i : end.stay) stay.push_back(c.in_trial[static_cast<size_t>(i)]);
+    c.in_trial = std::move(stay);
     return MPI_SUCCESS;
   }
-  tell_trial(ctx, c, t, end.winner, early >= 0 ? "(measured, clear early)" : "(measured)");
-  decide(ctx, c, static_cast<size_t>(end.winner), mine, ref, t, size_class(std::llround(trial_bytes(agreed) / ctx.size)));
+  const auto w = static_cast<size_t>(end.winner);
+  decide(ctx, c, static_cast<size_t>(c.in_trial[w]), mine[w], ref, t.median[w],
+         size_class(std::llround(t.bytes / ctx.size)));
   return MPI_SUCCESS;
 }
 

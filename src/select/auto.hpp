@@ -64,7 +64,9 @@ struct ClassState {
   bool every_size = false;               // alltoallv of every size (its drift watch watches sizes too)
   Phase phase = Phase::decided;
   bool trying() const { return phase != Phase::decided; }
-  int call = 0;  // calls of the round so far
+  std::vector<int> in_trial;  // the candidates still in the trial (indices), in turn order
+  int check = 0;              // the trial's checks so far
+  int call = 0;               // calls since the last check
   std::vector<std::vector<TrialSample>> samples;  // this rank's timed trial calls, per candidate
   double trial_lo = -1, trial_hi = -1;       // the fewest and most bytes of this rank's trial calls
   AutoDecision decision;                     // valid once decided
@@ -93,10 +95,6 @@ struct ClassState {
   // Calls between events, each a sample (every_size: each an agreement too).
   long long event_every() const { return size_check > 0 ? size_check : kSampleEvery; }
   int trials = 0;  // trials run (the first and any after drift)
-  // Confirming: the round runs the challenger and native alone, the full
-  // list kept here meanwhile.
-  std::vector<AutoDecision> all_candidates;
-  int all_native_at = -1;
   // every_size, chosen by the model: the candidates of its first trial,
   // of which each later trial tries those worth calls at its sizes.
   std::vector<AutoDecision> every_candidates;

@@ -9,7 +9,7 @@
 #include "schedule/clustered.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 #include "schedule/shm.hpp"
 #include "core/algorithm.hpp"
 

@@ -9,7 +9,7 @@
 #include "core/context.hpp"
 #include "core/cost_keys.hpp"
 #include "select/measure.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace a2a::detail {
 namespace {

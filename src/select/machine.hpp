@@ -12,7 +12,7 @@
 namespace a2a::detail {
 
 struct CommContext;
-struct Resolved;  // select/registry.hpp
+struct Resolved;  // registry/registry.hpp
 
 // A communicator family's model, and shm's direct knobs per group size
 // (shm_direct_choice), each computed once.

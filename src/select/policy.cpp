@@ -4,7 +4,7 @@
 #include <cmath>
 #include <map>
 
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace a2a::detail {
 std::string model_pick(const std::vector<CostedSpec>& ranked, double extra, double margin) {

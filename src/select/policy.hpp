@@ -10,11 +10,12 @@
 //
 //   untried   native, unless another is modelled at most kClear of it
 //   tried     the pick, native, the runner-up modelled within kTrialClose
-//   trial     kTrialRounds rounds of turns (ABBA) of kTrialRepeat calls, the last timed;
-//             the slowest rank's medians agreed; native unless another is within kTrialMargin
-//   early     after half the rounds, a candidate whose slowest call takes at most
-//             kClear of every other's fastest wins
-//   confirm   a winner closer to native than kClear meets it in one more round
+//   trial     rounds of turns (ABBA) of kTrialRepeat calls, the last timed; an
+//             agreement every kTrialRounds / 2 rounds: a candidate whose every call
+//             is kClear behind another's slowest leaves, one left wins; from the
+//             second, the slowest rank's medians decide (native unless another is
+//             within kTrialMargin) where winner and native are kClear apart, else
+//             the two go on alone; at most kTrialRounds rounds of all, as many of two
 //   drift     every kSampleEvery-th call timed; a median of kDriftSamples over kDrift
 //             of the trial's time flags the rank; flags agreed every kFirstCheck
 //             calls, doubling to kLastCheck; a flag runs the trial again
@@ -35,7 +36,6 @@ constexpr int kTrialRepeat = 2;
 constexpr int kTrialRounds = 4;
 constexpr double kTrialMargin = 0.97;
 constexpr double kClear = 0.8;
-constexpr int kEarlyRounds = kTrialRounds / 2;
 // The model's candidates.
 constexpr double kTrialClose = 1.5;
 // The decided class's watch.

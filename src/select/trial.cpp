@@ -42,57 +42,47 @@ std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& sam
   return times;
 }
 
-TrialAgreement trial_pack(const std::vector<double>& medians, double bytes) {
+namespace {
+constexpr int kVaried = kTrialSlots - 2, kBytes = kTrialSlots - 1;
+constexpr double kNoSample = 1e30;
+}  // namespace
+
+TrialAgreement trial_pack(const std::vector<double>& medians, const std::vector<std::vector<TrialSample>>& samples,
+                          double bytes) {
   TrialAgreement a;
-  for (size_t i = 0; i < medians.size() && i < kTrialSlots - 1; ++i) a.slot[i] = medians[i];
-  a.slot[kTrialSlots - 1] = bytes;
+  const double first = samples.empty() || samples[0].empty() ? 0 : samples[0][0].bytes;
+  static const std::vector<TrialSample> none;
+  for (size_t i = 0; i < std::max(medians.size(), samples.size()) && i < kMostCandidates; ++i) {
+    const std::vector<TrialSample>& mine = i < samples.size() ? samples[i] : none;
+    double lo = kNoSample, hi = mine.empty() ? kNoSample : 0;
+    for (const TrialSample& x : mine) {
+      lo = std::min(lo, x.seconds), hi = std::max(hi, x.seconds);
+      if (x.bytes != first) a.slot[kVaried] = 1;
+    }
+    a.slot[3 * i] = i < medians.size() ? medians[i] : 0;
+    a.slot[3 * i + 1] = hi;
+    a.slot[3 * i + 2] = mine.empty() ? 0 : -lo;  // none: a fastest of 0 never leaves
+  }
+  a.slot[kBytes] = bytes;
   return a;
 }
 
 void trial_fold(const TrialAgreement& in, TrialAgreement& inout) {
-  for (int i = 0; i < kTrialSlots - 1; ++i) inout.slot[i] = std::max(inout.slot[i], in.slot[i]);
-  inout.slot[kTrialSlots - 1] += in.slot[kTrialSlots - 1];
+  for (int i = 0; i < kBytes; ++i) inout.slot[i] = std::max(inout.slot[i], in.slot[i]);
+  inout.slot[kBytes] += in.slot[kBytes];
 }
 
-std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n) {
-  std::vector<double> times;
-  for (size_t i = 0; i < n; ++i) times.push_back(i < kTrialSlots - 1 ? folded.slot[i] : 0);
-  return times;
-}
-
-double trial_bytes(const TrialAgreement& folded) { return folded.slot[kTrialSlots - 1]; }
-
-namespace {
-constexpr int kVaried = 2 * kEarlyMost;  // early_pack's flag slot
-static_assert(kVaried < kTrialSlots - 1, "the bytes' slot stays last");
-constexpr double kNoSample = 1e30;
-}  // namespace
-
-TrialAgreement early_pack(const std::vector<std::vector<TrialSample>>& samples) {
-  TrialAgreement a;
-  const double bytes = samples.empty() || samples[0].empty() ? 0 : samples[0][0].bytes;
-  for (size_t i = 0; i < samples.size() && i < kEarlyMost; ++i) {
-    double lo = kNoSample, hi = samples[i].empty() ? kNoSample : 0;
-    for (const TrialSample& x : samples[i]) {
-      lo = std::min(lo, x.seconds), hi = std::max(hi, x.seconds);
-      if (x.bytes != bytes) a.slot[kVaried] = 1;
-    }
-    a.slot[2 * i] = hi;
-    a.slot[2 * i + 1] = samples[i].empty() ? 0 : -lo;  // none: a fastest of 0 keeps it from ending early
+TrialTimes trial_unpack(const TrialAgreement& folded, size_t n) {
+  TrialTimes t;
+  for (size_t i = 0; i < n; ++i) {
+    const bool slot = i < kMostCandidates;
+    t.median.push_back(slot ? folded.slot[3 * i] : 0);
+    t.slowest.push_back(slot ? folded.slot[3 * i + 1] : kNoSample);
+    t.fastest.push_back(slot ? -folded.slot[3 * i + 2] : 0);
   }
-  return a;
-}
-
-int early_winner(const TrialAgreement& folded, size_t n) {
-  if (n < 2 || n > kEarlyMost || folded.slot[kVaried] > 0) return -1;
-  size_t w = 0;
-  for (size_t i = 1; i < n; ++i)
-    if (folded.slot[2 * i] < folded.slot[2 * w]) w = i;
-  const double slowest = folded.slot[2 * w];
-  if (!(slowest > 0) || slowest >= kNoSample) return -1;
-  for (size_t j = 0; j < n; ++j)
-    if (j != w && kClear * -folded.slot[2 * j + 1] < slowest) return -1;
-  return static_cast<int>(w);
+  t.varied = folded.slot[kVaried] > 0;
+  t.bytes = folded.slot[kBytes];
+  return t;
 }
 
 namespace {
@@ -103,6 +93,11 @@ int fastest_other(const std::vector<double>& seconds, int native_at) {
     if (i != native_at && seconds[i] > 0 && (best < 0 || seconds[i] < seconds[best])) best = i;
   return best;
 }
+
+// Whether every call of i, on every rank, beat every call of j by 1 / kClear.
+bool clearly_beats(const TrialTimes& t, size_t i, size_t j) {
+  return t.slowest[i] > 0 && t.slowest[i] < kNoSample && t.slowest[i] <= kClear * t.fastest[j];
+}
 }  // namespace
 
 int trial_winner(const std::vector<double>& seconds, int native_at, double margin) {
@@ -112,21 +107,31 @@ int trial_winner(const std::vector<double>& seconds, int native_at, double margi
   return native_at;
 }
 
-int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at) {
-  if (native_at < 0 || win < 0) return -1;
-  const double native = seconds[static_cast<size_t>(native_at)];
-  if (!(native > 0)) return -1;
-  if (win != native_at) return seconds[static_cast<size_t>(win)] > kClear * native ? win : -1;
-  const int best = fastest_other(seconds, native_at);
-  return best >= 0 && kClear * seconds[best] < native ? best : -1;
-}
-
-std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
-                                                        int native_at) {
-  std::vector<std::vector<TrialSample>> kept;
-  kept.push_back(std::move(samples[static_cast<size_t>(win)]));
-  kept.push_back(std::move(samples[static_cast<size_t>(native_at)]));
-  return kept;
+CheckEnd trial_check(const TrialTimes& t, int native_at, int check, double margin) {
+  const size_t n = t.median.size();
+  CheckEnd end;
+  for (size_t j = 0; j < n; ++j) {
+    bool beaten = false;
+    for (size_t i = 0; i < n && !t.varied; ++i) beaten = beaten || (i != j && clearly_beats(t, i, j));
+    if (!beaten) end.stay.push_back(static_cast<int>(j));
+  }
+  if (end.stay.size() == 1) return {end.stay[0], {}};
+  if (check < 2) return end;
+  std::vector<double> in;  // the medians of those that stay
+  int native = -1;
+  for (int i : end.stay) {
+    if (i == native_at) native = static_cast<int>(in.size());
+    in.push_back(t.median[static_cast<size_t>(i)]);
+  }
+  int w = trial_winner(in, native, margin);
+  if (w < 0) w = native >= 0 ? native : 0;
+  // The other of the close pair: native, or where native won the fastest other.
+  const int other = native < 0 ? -1 : w != native ? native : fastest_other(in, native);
+  const bool apart = other < 0 || !(in[static_cast<size_t>(native)] > 0) || (w != native ? in[static_cast<size_t>(w)] <= kClear * in[static_cast<size_t>(other)]
+                                               : kClear * in[static_cast<size_t>(other)] >= in[static_cast<size_t>(w)]);
+  if (apart || check >= kMostChecks) return {end.stay[static_cast<size_t>(w)], {}};
+  end.stay = {end.stay[static_cast<size_t>(w)], end.stay[static_cast<size_t>(other)]};
+  return end;
 }
 
 void DriftWatch::sample(double seconds, double bytes) {
@@ -146,18 +151,6 @@ long long size_check_every(double allreduce_seconds, double call_seconds) {
   const double calls = kSizeCheckShare * allreduce_seconds / call_seconds;
   if (calls >= static_cast<double>(kFirstCheck)) return kFirstCheck;
   return std::max(1LL, static_cast<long long>(std::ceil(calls)));
-}
-
-TrialDue trial_due(int calls_made, int n, Phase phase) {
-  if (calls_made == early_calls(n) && phase == Phase::trying && n > 1 && n <= kEarlyMost) return TrialDue::early;
-  return calls_made < trial_calls(n) ? TrialDue::more : TrialDue::round;
-}
-
-RoundEnd round_end(Phase phase, const std::vector<double>& agreed, int native_at, double margin, int early) {
-  int win = early >= 0 ? early : trial_winner(agreed, native_at, margin);
-  if (win < 0) win = native_at >= 0 ? native_at : 0;
-  const int ch = phase == Phase::confirming || early >= 0 ? -1 : confirmation_challenger(agreed, win, native_at);
-  return ch >= 0 ? RoundEnd{Phase::confirming, win, ch} : RoundEnd{Phase::decided, win, -1};
 }
 
 EventEnd event_end(bool drifted, bool moved, bool kept_elsewhere) {

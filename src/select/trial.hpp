@@ -1,14 +1,15 @@
 // auto's trial and drift watch, the arithmetic and the class's phases (no
 // MPI; tests/unit/test_trial.cpp).  The model proposes two or three
 // candidates (policy.hpp), which take turns on the application's own
-// calls, all of which move the real data; after the rounds one allreduce
-// of every rank's median per candidate (the slowest rank's) tells every
-// rank the same times, and the class keeps the winner, confirming a close
-// one first.  A decided class's calls are sampled; a rank whose samples
-// drift flags it, the ranks agree on the flags, and a flag starts the
-// trial again.  STAR-MPI (Faraj, Yuan and Lowenthal, ICS 2006) selected
-// collectives at run time this way; the model keeps the trial to a few
-// calls.  The numbers are policy.hpp's; why each, docs/auto.md.
+// calls, all of which move the real data; every kCheckRounds rounds one
+// allreduce tells every rank the same times (the slowest rank's), clear
+// losers leave, and the medians decide once they tell the winner from
+// native, or the rounds run out.  A decided class's calls are sampled; a
+// rank whose samples drift flags it, the ranks agree on the flags, and a
+// flag starts the trial again.  STAR-MPI (Faraj, Yuan and Lowenthal, ICS
+// 2006) selected collectives at run time this way; the model keeps the
+// trial to a few calls.  The numbers are policy.hpp's; why each,
+// docs/auto.md.
 #pragma once
 #include <vector>
 
@@ -28,13 +29,21 @@ constexpr long long paced_size_check(long long previous, long long wanted) {
   return previous > 0 && wanted > 2 * previous ? 2 * previous : wanted;
 }
 
-// Calls a round of n candidates takes.
-constexpr int trial_calls(int n) { return n * kTrialRounds * kTrialRepeat; }
-// Calls a trial of n candidates takes at most: its round and a confirmation.
-constexpr int most_trial_calls(int n) { return trial_calls(n) + (n > 1 ? trial_calls(2) : 0); }
-// The candidate of trial call `call` (0-based): rounds of a turn of every
-// candidate, each round in the reverse order of the one before (ABBA), so
-// that a drift in the application's calls does not fall on one candidate.
+// A trial agrees after every kCheckRounds rounds (a check), and makes at
+// most kTrialRounds rounds of all its candidates and kTrialRounds more of
+// a close pair (trial_check).
+constexpr int kCheckRounds = kTrialRounds / 2;
+constexpr int kMostChecks = 2 * kTrialRounds / kCheckRounds;
+// Calls between checks with n candidates in the trial.
+constexpr int check_calls(int n) { return n * kCheckRounds * kTrialRepeat; }
+// Calls a trial of n candidates takes at most.
+constexpr int most_trial_calls(int n) {
+  return n > 1 ? kTrialRounds * kTrialRepeat * (n + 2) : check_calls(1);
+}
+// The candidate of call `call` (0-based) since the last check: rounds of
+// a turn of every candidate, each round in the reverse order of the one
+// before (ABBA), so that a drift in the application's calls does not fall
+// on one candidate.
 int trial_turn(int call, int n);
 // Whether trial call `call` is timed (the last of its turn).
 constexpr bool trial_timed(int call) { return call % kTrialRepeat == kTrialRepeat - 1; }
@@ -60,65 +69,54 @@ double exchange_seconds(const LinkCost& link, int P, double bytes);
 std::vector<double> trial_times(const std::vector<std::vector<TrialSample>>& samples, const LinkCost* link, int P,
                                 double& ref);
 
-// The ranks agree on the times by one allreduce of every rank's medians,
-// taking the slowest rank's (a call ends when its last rank leaves it);
-// one buffer holds the medians and, in its last slot, the rank's bytes,
-// which are summed (their mean names an every-size class's size).
-constexpr int kTrialSlots = 8;  // candidates at most kTrialSlots - 1 (the model proposes 3)
+// A check's agreement, one allreduce: per candidate the slowest rank's
+// median (a call ends when its last rank leaves it), its slowest and its
+// fastest timed call over every rank, whether a rank's calls moved
+// different bytes (their raw times do not compare), and the ranks' bytes,
+// summed (their mean names an every-size class's size).
+constexpr int kMostCandidates = 4;  // the model proposes 3
+constexpr int kTrialSlots = 3 * kMostCandidates + 2;
 struct TrialAgreement {
   double slot[kTrialSlots] = {};
 };
-TrialAgreement trial_pack(const std::vector<double>& medians, double bytes);
-// The allreduce's fold: the slowest rank's median, the sum of the bytes.
+// This rank's: its medians (trial_times) and samples of the candidates in
+// the trial, and the bytes it moved.
+TrialAgreement trial_pack(const std::vector<double>& medians, const std::vector<std::vector<TrialSample>>& samples,
+                          double bytes);
+// The allreduce's fold: the largest of each (the fastest negated), the sum of the bytes.
 void trial_fold(const TrialAgreement& in, TrialAgreement& inout);
-// The n candidates' agreed times.
-std::vector<double> trial_agreed_times(const TrialAgreement& folded, size_t n);
-double trial_bytes(const TrialAgreement& folded);
-
-// A clear trial ends early (kEarlyRounds, kClear): one allreduce of
-// each candidate's slowest and fastest timed call over all ranks.
-constexpr int kEarlyMost = 3;  // candidates an early check covers (two slots each)
-constexpr int early_calls(int n) { return n * kEarlyRounds * kTrialRepeat; }
-// A rank's samples so far (at most kEarlyMost candidates): each one's
-// slowest and, negated, fastest, whether the calls' bytes varied (their
-// times are then not comparable raw), folded by trial_fold.
-TrialAgreement early_pack(const std::vector<std::vector<TrialSample>>& samples);
-// The clear winner from the folded samples of n candidates, or -1.
-int early_winner(const TrialAgreement& folded, size_t n);
-
-// The winner from the agreed times (seconds per candidate,
-// trial_agreed_times): native (at native_at, -1 if not a candidate) unless
-// another candidate takes at most `margin` of its time; then the fastest.
-// Times of 0 or less (no sample) never win.
-int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
-// The candidate that meets native again in a confirmation (kClear)
-// before the round's winner `win` is kept: win where it is not native and
-// close; where native won, the fastest other where close; else -1.
-int confirmation_challenger(const std::vector<double>& seconds, int win, int native_at);
-// The confirmation's samples to start from: the round's of `win` (the
-// challenger) and of native, in that order (its candidates'), taken out
-// of `samples`: both rounds' samples decide.
-std::vector<std::vector<TrialSample>> confirmation_start(std::vector<std::vector<TrialSample>>& samples, int win,
-                                                        int native_at);
-
-// Where a class stands: trying its candidates, confirming a close round
-// (its winner against native, or native against the runner-up), or
-// decided (sampled, watched for drift).
-enum class Phase { trying, confirming, decided };
-
-// What a trial call's end asks for: more calls, the early check's
-// agreement, or the round's.
-enum class TrialDue { more, early, round };
-TrialDue trial_due(int calls_made, int n, Phase phase);
-
-// A round's end, from its agreed times: decided on `winner`, or
-// confirming with `challenger` (its index among the round's candidates)
-// against native.  `early`: the early check's winner, or -1.
-struct RoundEnd {
-  Phase next;
-  int winner, challenger;
+// The folded agreement of n candidates.
+struct TrialTimes {
+  std::vector<double> median, slowest, fastest;  // fastest 0, slowest huge: no sample
+  bool varied = false;
+  double bytes = 0;
 };
-RoundEnd round_end(Phase phase, const std::vector<double>& agreed, int native_at, double margin, int early);
+TrialTimes trial_unpack(const TrialAgreement& folded, size_t n);
+
+// The winner from the agreed medians: native (at native_at, -1 if not a
+// candidate) unless another candidate takes at most `margin` of its time;
+// then the fastest.  Times of 0 or less (no sample) never win.
+int trial_winner(const std::vector<double>& seconds, int native_at, double margin = kTrialMargin);
+
+// A check's outcome: the winner, or (winner -1) the candidates that stay,
+// as indices among the check's.  In order:
+//  - a candidate whose fastest call is slower than another's slowest by
+//    1 / kClear leaves (every sample, not a median: a lost time slice can
+//    only keep a candidate in; not where calls varied in size);
+//  - one left wins;
+//  - from the second check the medians decide (trial_winner) where the
+//    winner and native are kClear apart, or at the last check (check ==
+//    kMostChecks); closer, the winner and native (native and the fastest
+//    other, where native won) stay alone.
+struct CheckEnd {
+  int winner = -1;
+  std::vector<int> stay;
+};
+CheckEnd trial_check(const TrialTimes& t, int native_at, int check, double margin = kTrialMargin);
+
+// Where a class stands: in its trial, or decided (sampled, watched for
+// drift).
+enum class Phase { trying, decided };
 
 // A decided class's agreement: its ranks' flags (times drifted, sizes
 // moved) and whether the sizes moved to another size class that has a

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace a2a::detail {
 

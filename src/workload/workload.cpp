@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "select/spec.hpp"
+#include "registry/spec.hpp"
 
 namespace a2a::workload {
 

@@ -12,7 +12,7 @@
 
 #include "a2a/a2a.hpp"
 #include "schedule/schedule.hpp"
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 namespace a2a::test {
 

@@ -1,7 +1,7 @@
 // Spec strings: accepted, rejected, canonical forms, and knob resolution.
 #include <gtest/gtest.h>
 
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 using a2a::detail::Collective;
 using a2a::detail::resolve;

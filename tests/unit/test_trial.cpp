@@ -11,8 +11,8 @@
 using namespace a2a::detail;
 
 // Every candidate takes one turn of kTrialRepeat calls per round, rounds
-// alternate their order (ABBA), and each candidate gets kTrialRounds timed
-// calls, each the last of its turn (after a call of its own).
+// alternate their order (ABBA), and each candidate gets kCheckRounds timed
+// calls between checks, each the last of its turn (after a call of its own).
 TEST(Trial, TurnsAndRounds) {
   static_assert(kTrialRepeat == 2, "the turns below are spelt out for pairs");
   const int two[] = {0, 0, 1, 1, 1, 1, 0, 0};
@@ -21,7 +21,7 @@ TEST(Trial, TurnsAndRounds) {
   EXPECT_EQ(trial_turn(10, 3), 0);
   for (int n = 1; n <= 4; ++n) {
     std::map<int, int> timed, all;
-    for (int call = 0; call < trial_calls(n); ++call) {
+    for (int call = 0; call < check_calls(n); ++call) {
       const int t = trial_turn(call, n);
       ASSERT_GE(t, 0);
       ASSERT_LT(t, n);
@@ -33,14 +33,14 @@ TEST(Trial, TurnsAndRounds) {
       }
     }
     for (int t = 0; t < n; ++t) {
-      EXPECT_EQ(all[t], kTrialRounds * kTrialRepeat);
-      EXPECT_EQ(timed[t], kTrialRounds);
+      EXPECT_EQ(all[t], kCheckRounds * kTrialRepeat);
+      EXPECT_EQ(timed[t], kCheckRounds);
     }
   }
   // An application alternating two call shapes gives every candidate the
   // same mix of them in its timed calls.
   std::map<int, std::map<int, int>> shapes;
-  for (int call = 0; call < trial_calls(2); ++call)
+  for (int call = 0; call < check_calls(2); ++call)
     if (trial_timed(call)) ++shapes[trial_turn(call, 2)][call % 2];
   EXPECT_EQ(shapes[0], shapes[1]);
 }
@@ -65,30 +65,55 @@ TEST(Trial, WinnerPrefersNativeOnATie) {
   EXPECT_EQ(trial_winner({1.0, 0.0}, 1), 0);          // native without a time
 }
 
-// A close round runs a second round of native and the other candidate
-// alone before its winner is kept: a close winner other than native, or
-// native where another came close; a clear round or no native at all not.
-TEST(Trial, CloseRoundIsConfirmed) {
-  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, 1), 0);         // within kClear of native
-  EXPECT_EQ(confirmation_challenger({1.0, 0.85, 0.95}, 2, 1), 2);  // the winner, not the runner-up
-  EXPECT_EQ(confirmation_challenger({0.5, 1.0}, 0, 1), -1);        // clearly faster
-  EXPECT_EQ(confirmation_challenger({0.8, 1.0}, 0, 1), -1);        // at the bound: kept
-  EXPECT_EQ(confirmation_challenger({1.0, 0.9}, 1, 1), 0);         // native won a close round
-  EXPECT_EQ(confirmation_challenger({1.2, 1.0, 1.1}, 1, 1), 2);    // against the fastest other
-  EXPECT_EQ(confirmation_challenger({1.3, 1.0}, 1, 1), -1);        // native clearly: kept
-  EXPECT_EQ(confirmation_challenger({0.0, 1.0}, 1, 1), -1);        // no other with a time
-  EXPECT_EQ(confirmation_challenger({0.9, 1.0}, 0, -1), -1);       // no native to confirm against
-  EXPECT_EQ(confirmation_challenger({0.9, 0.0}, 0, 1), -1);        // native without a time
-  // It starts from the round's samples of the two, the winner first.
-  std::vector<std::vector<TrialSample>> round = {{{1.0, 8}}, {{2.0, 8}, {2.5, 8}}, {{3.0, 8}}};
-  const auto start = confirmation_start(round, 2, 1);
-  ASSERT_EQ(start.size(), 2u);
-  ASSERT_EQ(start[0].size(), 1u);
-  EXPECT_EQ(start[0][0].seconds, 3.0);
-  ASSERT_EQ(start[1].size(), 2u);
-  EXPECT_EQ(start[1][1].seconds, 2.5);
-  EXPECT_EQ(most_trial_calls(3), trial_calls(3) + trial_calls(2));
-  EXPECT_EQ(most_trial_calls(1), trial_calls(1));
+// A check's agreed times, from each rank's samples (per candidate,
+// seconds; every call of `bytes`), packed and folded as its allreduce does.
+TrialTimes agreed(const std::vector<std::vector<std::vector<double>>>& ranks, double bytes = 1024) {
+  TrialAgreement all;
+  for (size_t r = 0; r < ranks.size(); ++r) {
+    std::vector<std::vector<TrialSample>> samples;
+    std::vector<double> medians;
+    for (const auto& candidate : ranks[r]) {
+      samples.emplace_back();
+      for (double s : candidate) samples.back().push_back({s, bytes});
+      medians.push_back(median_of(candidate));
+    }
+    const TrialAgreement mine = trial_pack(medians, samples, bytes);
+    if (r == 0) all = mine;
+    else trial_fold(mine, all);
+  }
+  return trial_unpack(all, ranks.empty() ? 0 : ranks[0].size());
+}
+
+// From the second check the medians decide where the winner and native
+// are kClear apart; closer, the two go on alone (native and the fastest
+// other where native won), until the last check decides whatever the times.
+TEST(Trial, CloseMediansGoOnAsAPair) {
+  // Samples close enough that no candidate leaves by its extremes.
+  const auto times = [](std::vector<double> medians) {
+    TrialTimes t;
+    for (double m : medians) t.median.push_back(m), t.slowest.push_back(2 * m), t.fastest.push_back(m / 2);
+    return t;
+  };
+  EXPECT_EQ(trial_check(times({0.9, 1.0}), 1, 1).winner, -1) << "the first check: no median decides";
+  CheckEnd end = trial_check(times({0.9, 1.0}), 1, 2);  // within kClear of native
+  EXPECT_EQ(end.winner, -1);
+  EXPECT_EQ(end.stay, (std::vector<int>{0, 1}));
+  end = trial_check(times({0.95, 1.0, 0.85}), 1, 2);  // the winner and native, not the runner-up
+  EXPECT_EQ(end.stay, (std::vector<int>{2, 1}));
+  EXPECT_EQ(trial_check(times({0.5, 1.0}), 1, 2).winner, 0);  // clearly faster
+  EXPECT_EQ(trial_check(times({0.8, 1.0}), 1, 2).winner, 0);  // at the bound: kept
+  end = trial_check(times({1.0, 0.9}), 1, 2);                 // native won closely
+  EXPECT_EQ(end.stay, (std::vector<int>{1, 0}));
+  end = trial_check(times({1.2, 1.0, 1.1}), 1, 2);  // against the fastest other
+  EXPECT_EQ(end.stay, (std::vector<int>{1, 2}));
+  EXPECT_EQ(trial_check(times({1.3, 1.0}), 1, 2).winner, 1);  // native clearly
+  EXPECT_EQ(trial_check(times({0.0, 1.0}), 1, 2).winner, 1);  // no other with a time
+  EXPECT_EQ(trial_check(times({0.9, 1.0}), -1, 2).winner, 0);  // no native: the fastest
+  EXPECT_EQ(trial_check(times({0.9, 0.0}), 1, 2).winner, 0);   // native without a time
+  EXPECT_EQ(trial_check(times({0.9, 1.0}), 1, kMostChecks).winner, 0) << "the last check decides";
+  EXPECT_EQ(trial_check(times({0.98, 1.0}), 1, kMostChecks).winner, 1) << "native within kTrialMargin";
+  EXPECT_EQ(most_trial_calls(3), 2 * check_calls(3) + (kMostChecks - 2) * check_calls(2));
+  EXPECT_EQ(most_trial_calls(1), check_calls(1));
 }
 
 // The watch flags a rank once the median of its last kDriftSamples
@@ -161,52 +186,39 @@ TEST(Trial, SizeCheckCostsOnePercent) {
   }
 }
 
-// Each rank's samples (per candidate, seconds), packed and folded as the
-// early check's allreduce does.
-TrialAgreement folded_early(const std::vector<std::vector<std::vector<double>>>& ranks, double bytes = 1024) {
-  TrialAgreement all;
-  bool first = true;
-  for (const auto& rank : ranks) {
-    std::vector<std::vector<TrialSample>> samples;
-    for (const auto& candidate : rank) {
-      samples.emplace_back();
-      for (double s : candidate) samples.back().push_back({s, bytes});
-    }
-    const TrialAgreement mine = early_pack(samples);
-    if (first) all = mine, first = false;
-    else trial_fold(mine, all);
-  }
-  return all;
-}
-
-// A trial ends early only where every timed call of the winner, on every
-// rank, beats every call of each other candidate by 1 / kClear: one lost
-// time slice can keep it going, never end it.
-TEST(Trial, EndsEarlyOnlyWhenEverySampleIsApart) {
-  static_assert(kEarlyRounds < kTrialRounds && early_calls(2) < trial_calls(2));
+// A candidate leaves at any check where every timed call of another, on
+// every rank, beat every call of its own by 1 / kClear: one lost time
+// slice can keep it in, never put it out.
+TEST(Trial, ClearLosersLeave) {
   // native (0) against shm at 2x (P = 2 without single copy, 8 MiB)
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}}, {{51, 49}, {92, 88}}}), 2), 0);
-  EXPECT_EQ(early_winner(folded_early({{{90, 95}, {50, 52}}, {{92, 88}, {51, 49}}}), 2), 1);
-  // three candidates: clear only against both others
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}, {70, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 3), 0);
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}, {60, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 3), -1);
+  EXPECT_EQ(trial_check(agreed({{{50, 52}, {90, 95}}, {{51, 49}, {92, 88}}}), 0, 1).winner, 0);
+  EXPECT_EQ(trial_check(agreed({{{90, 95}, {50, 52}}, {{92, 88}, {51, 49}}}), 0, 1).winner, 1);
+  // three candidates: one clear of both others wins; a clear loser alone leaves
+  EXPECT_EQ(trial_check(agreed({{{50, 52}, {90, 95}, {70, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 0, 1).winner, 0);
+  CheckEnd end = trial_check(agreed({{{50, 52}, {90, 95}, {60, 70}}, {{51, 49}, {92, 88}, {70, 71}}}), 0, 1);
+  EXPECT_EQ(end.winner, -1);
+  EXPECT_EQ(end.stay, (std::vector<int>{0, 2}));
   // medians 1.7x apart, but one of shm's calls on one rank close: go on
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {90, 95}}, {{51, 49}, {60, 88}}}), 2), -1);
+  EXPECT_EQ(trial_check(agreed({{{50, 52}, {90, 95}}, {{51, 49}, {60, 88}}}), 0, 1).stay.size(), 2u);
   // the winner's one lost time slice: go on (never a wrong early pick)
-  EXPECT_EQ(early_winner(folded_early({{{50, 400}, {90, 95}}, {{51, 49}, {92, 88}}}), 2), -1);
-  // close (the machine's 10-30 %): the full trial decides
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {60, 58}}, {{51, 49}, {61, 62}}}), 2), -1);
+  EXPECT_EQ(trial_check(agreed({{{50, 400}, {90, 95}}, {{51, 49}, {92, 88}}}), 0, 1).stay.size(), 2u);
+  // close (the machine's 10-30 %): the medians decide later
+  EXPECT_EQ(trial_check(agreed({{{50, 52}, {60, 58}}, {{51, 49}, {61, 62}}}), 0, 1).stay.size(), 2u);
   // ranks that move different bytes (alltoallv), each in calls of one size: compared
-  TrialAgreement ranks = folded_early({{{50, 52}, {90, 95}}});
-  trial_fold(folded_early({{{51, 49}, {92, 88}}}, 4096), ranks);
-  EXPECT_EQ(early_winner(ranks, 2), 0);
+  TrialAgreement ranks = trial_pack({51, 92}, {{{50, 1024}, {52, 1024}}, {{90, 1024}, {95, 1024}}}, 1024);
+  trial_fold(trial_pack({50, 90}, {{{51, 4096}, {49, 4096}}, {{92, 4096}, {88, 4096}}}, 4096), ranks);
+  EXPECT_EQ(trial_check(trial_unpack(ranks, 2), 0, 1).winner, 0);
   // a rank's calls of different sizes (an every-size class): raw times not comparable
-  TrialAgreement varied = folded_early({{{50, 52}, {90, 95}}});
-  trial_fold(early_pack({{{51, 1024}, {49, 1024}}, {{92, 4096}, {88, 1024}}}), varied);
-  EXPECT_EQ(early_winner(varied, 2), -1);
-  // more candidates than the slots hold, or a candidate without samples
-  EXPECT_EQ(early_winner(folded_early({{{50}, {90}, {90}, {90}}}), 4), -1);
-  EXPECT_EQ(early_winner(folded_early({{{50, 52}, {}}}), 2), -1);
+  TrialAgreement varied = trial_pack({51, 92}, {{{50, 1024}, {52, 1024}}, {{90, 1024}, {95, 1024}}}, 1024);
+  trial_fold(trial_pack({50, 90}, {{{51, 1024}, {49, 1024}}, {{92, 4096}, {88, 1024}}}, 1024), varied);
+  EXPECT_EQ(trial_check(trial_unpack(varied, 2), 0, 1).stay.size(), 2u);
+  // a candidate without samples neither leaves nor puts another out
+  EXPECT_EQ(trial_check(agreed({{{50, 52}, {}}}), 0, 1).stay.size(), 2u);
+  // beyond the agreement's slots a candidate has no samples (the model proposes 3)
+  const TrialTimes five = agreed({{{50}, {90}, {90}, {90}, {90}}});
+  EXPECT_EQ(five.median.size(), 5u);
+  EXPECT_EQ(five.median[4], 0);
+  EXPECT_EQ(trial_check(five, 0, 1).stay, (std::vector<int>{0, 4}));
 }
 
 // One slow agreement (a descheduled rank) must not space the next ones
@@ -264,16 +276,16 @@ TEST(Trial, TimesTakenToOneSize) {
 // shm below native, which the calls, ending with rank 1, were not.
 TEST(Trial, AgreedTimesAreTheSlowestRanks) {
   const std::vector<double> rank0 = {2.5, 5}, rank1 = {7.5, 5.5};  // shm, native
-  TrialAgreement a = trial_pack(rank0, 100), b = trial_pack(rank1, 300);
+  TrialAgreement a = trial_pack(rank0, {}, 100), b = trial_pack(rank1, {}, 300);
   trial_fold(b, a);
-  const std::vector<double> t = trial_agreed_times(a, 2);
+  const std::vector<double> t = {trial_unpack(a, 2).median};
   EXPECT_EQ(t, (std::vector<double>{7.5, 5.5}));
   EXPECT_EQ(trial_winner(t, 1), 1);
   EXPECT_EQ(trial_winner({(2.5 + 7.5) / 2, (5 + 5.5) / 2}, 1), 0) << "the mean of medians would have kept shm";
-  EXPECT_EQ(trial_bytes(a), 400) << "bytes are summed (their mean names the size class)";
+  EXPECT_EQ(trial_unpack(a, 2).bytes, 400) << "bytes are summed (their mean names the size class)";
   // The fold is symmetric, as a commutative MPI_Op must be.
-  TrialAgreement c = trial_pack(rank1, 300);
-  trial_fold(trial_pack(rank0, 100), c);
+  TrialAgreement c = trial_pack(rank1, {}, 300);
+  trial_fold(trial_pack(rank0, {}, 100), c);
   for (int i = 0; i < kTrialSlots; ++i) EXPECT_EQ(c.slot[i], a.slot[i]) << i;
 }
 
@@ -284,50 +296,66 @@ TEST(Trial, OneLostSliceDoesNotDecide) {
   // different calls; native's 7 us.
   const std::vector<std::vector<double>> shm = {{4e-3, 3e-6, 3e-6, 3e-6}, {3e-6, 4e-3, 3e-6, 3e-6},
                                                 {3e-6, 3e-6, 4e-3, 3e-6}, {3e-6, 3e-6, 3e-6, 4e-3}};
-  TrialAgreement all = trial_pack({median_of(shm[0]), 7e-6}, 0);
-  for (int r = 1; r < 4; ++r) trial_fold(trial_pack({median_of(shm[static_cast<size_t>(r)]), 7e-6}, 0), all);
-  EXPECT_EQ(trial_winner(trial_agreed_times(all, 2), 1), 0);
+  TrialAgreement all = trial_pack({median_of(shm[0]), 7e-6}, {}, 0);
+  for (int r = 1; r < 4; ++r) trial_fold(trial_pack({median_of(shm[static_cast<size_t>(r)]), 7e-6}, {}, 0), all);
+  EXPECT_EQ(trial_winner(trial_unpack(all, 2).median, 1), 0);
 }
 
-// The class's phases, driven by the pure transitions alone: a trial's
-// calls ask for the early check once (trying, 2-3 candidates), then for
-// the round's agreement; a close round goes to a confirmation, which ends
-// decided whatever its times; a clear round or an early winner decides.
-TEST(Trial, PhasesMoveByTheTransitions) {
-  for (int n = 1; n <= 4; ++n) {
-    int early = 0, round_at = -1;
-    for (int call = 1; call <= trial_calls(n); ++call) {
-      const TrialDue due = trial_due(call, n, Phase::trying);
-      early += due == TrialDue::early;
-      if (due == TrialDue::round && round_at < 0) round_at = call;
+// A trial driven by its pure transitions alone, on candidates of fixed
+// times (seconds per call, every rank alike): it ends within
+// most_trial_calls, at the first check where a loser is clear, and with
+// the winner the medians name.
+struct Driven {
+  int winner = -1, calls = 0;
+};
+Driven drive(const std::vector<double>& seconds, int native_at) {
+  std::vector<int> in(seconds.size());
+  for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int>(i);
+  std::vector<std::vector<TrialSample>> samples(seconds.size());
+  Driven d;
+  for (int check = 1; check <= kMostChecks; ++check) {
+    const int n = static_cast<int>(in.size());
+    for (int call = 0; call < check_calls(n); ++call, ++d.calls)
+      if (trial_timed(call)) {
+        const int i = in[static_cast<size_t>(trial_turn(call, n))];
+        samples[static_cast<size_t>(i)].push_back({seconds[static_cast<size_t>(i)], 64});
+      }
+    std::vector<std::vector<TrialSample>> mine;
+    int native = -1;
+    for (int i : in) {
+      if (i == native_at) native = static_cast<int>(mine.size());
+      mine.push_back(samples[static_cast<size_t>(i)]);
     }
-    EXPECT_EQ(early, n > 1 && n <= kEarlyMost ? 1 : 0) << n;
-    EXPECT_EQ(round_at, trial_calls(n)) << n;
-    EXPECT_EQ(trial_due(early_calls(2), 2, Phase::confirming), TrialDue::more);  // no early end in a confirmation
+    double ref = 0;
+    const std::vector<double> medians = trial_times(mine, nullptr, 2, ref);
+    const CheckEnd end = trial_check(trial_unpack(trial_pack(medians, mine, 64), mine.size()), native, check);
+    if (end.winner >= 0) {
+      d.winner = in[static_cast<size_t>(end.winner)];
+      return d;
+    }
+    std::vector<int> stay;
+    for (int i : end.stay) stay.push_back(in[static_cast<size_t>(i)]);
+    in = stay;
   }
-  // native at 1: a close winner is confirmed against it, then kept.
-  RoundEnd end = round_end(Phase::trying, {0.9, 1.0}, 1, kTrialMargin, -1);
-  EXPECT_EQ(end.next, Phase::confirming);
-  EXPECT_EQ(end.winner, 0);
-  EXPECT_EQ(end.challenger, 0);
-  end = round_end(Phase::confirming, {1.0, 0.9}, 1, kTrialMargin, -1);
-  EXPECT_EQ(end.next, Phase::decided);
-  EXPECT_EQ(end.winner, 1);  // native won the confirmation
-  // A clear round, an early winner: decided at once.
-  end = round_end(Phase::trying, {0.5, 1.0, 0.7}, 1, kTrialMargin, -1);
-  EXPECT_EQ(end.next, Phase::decided);
-  EXPECT_EQ(end.winner, 0);
-  end = round_end(Phase::trying, {0.95, 1.0}, 1, kTrialMargin, 0);
-  EXPECT_EQ(end.next, Phase::decided);
-  EXPECT_EQ(end.winner, 0);
-  // Native won closely: the runner-up challenges it.
-  end = round_end(Phase::trying, {1.2, 1.0, 1.1}, 1, kTrialMargin, -1);
-  EXPECT_EQ(end.next, Phase::confirming);
-  EXPECT_EQ(end.winner, 1);
-  EXPECT_EQ(end.challenger, 2);
-  // No time for anyone: native, else the first.
-  EXPECT_EQ(round_end(Phase::trying, {0.0, 0.0}, 1, kTrialMargin, -1).winner, 1);
-  EXPECT_EQ(round_end(Phase::trying, {0.0, 0.0}, -1, kTrialMargin, -1).winner, 0);
+  return d;
+}
+
+TEST(Trial, PhasesMoveByTheTransitions) {
+  Driven d = drive({0.5, 1.0, 0.9}, 1);  // a clear winner: the first check
+  EXPECT_EQ(d.winner, 0);
+  EXPECT_EQ(d.calls, check_calls(3));
+  d = drive({0.9, 1.0, 0.95}, 1);  // close: the pair to the last check
+  EXPECT_EQ(d.winner, 0);
+  EXPECT_EQ(d.calls, most_trial_calls(3));
+  d = drive({0.99, 1.0}, 1);  // a tie: native
+  EXPECT_EQ(d.winner, 1);
+  EXPECT_EQ(d.calls, most_trial_calls(2));
+  d = drive({0.85, 1.0, 2.0}, 1);  // the clear loser leaves at the first check, the close two go on
+  EXPECT_EQ(d.winner, 0);
+  EXPECT_EQ(d.calls, check_calls(3) + (kMostChecks - 1) * check_calls(2));
+  d = drive({1.0}, 0);  // a trial of one: its times for the drift watch
+  EXPECT_EQ(d.winner, 0);
+  EXPECT_EQ(d.calls, most_trial_calls(1));
   // A decided class's agreement.
   EXPECT_EQ(event_end(false, false, true), EventEnd::keep);
   EXPECT_EQ(event_end(true, false, true), EventEnd::try_again);   // times drifted: a trial

@@ -1,4 +1,4 @@
-#include "select/spec.hpp"
+#include "registry/spec.hpp"
 
 namespace a2a {
 

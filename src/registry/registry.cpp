@@ -1,4 +1,4 @@
-#include "select/registry.hpp"
+#include "registry/registry.hpp"
 
 #include <map>
 #include <mutex>
@@ -7,8 +7,7 @@
 #include "schedule/gpu_plan.hpp"
 #include "schedule/hier.hpp"
 #include "schedule/schedule.hpp"
-#include "select/cost_model.hpp"
-#include "select/spec.hpp"
+#include "registry/spec.hpp"
 
 namespace a2a::detail {
 

@@ -1,5 +1,5 @@
 // The one registry of algorithms: every algorithm file's row (core/row.hpp)
-// in one list, with the cost model's entry for those auto may pick, and
+// in one list (each with its cost, for auto), and
 // resolution of a spec string (plus "auto") into a runnable choice.
 #pragma once
 #include <cstddef>
