@@ -38,7 +38,8 @@ phase build-sanitize configure_and_build build-sanitize -S . -B build-sanitize -
 phase tests-sanitize ctest --test-dir build-sanitize -j "$test_jobs" --output-on-failure
 phase fuzz bash scripts/fuzz.sh --runs 300000
 phase build-smpi configure_and_build build-smpi --preset smpi
-phase tests-smpi ctest --test-dir build-smpi -L sim --output-on-failure
+# SMPI runs a simulation in one thread: one per core.
+phase tests-smpi ctest --test-dir build-smpi -L sim -j "$jobs" --output-on-failure
 phase build-mpich configure_and_build build-mpich --preset mpich
 phase tests-mpich ctest --preset mpich -j "$jobs"
 phase install-mpich bash scripts/check-install.sh build-mpich

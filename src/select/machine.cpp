@@ -133,9 +133,8 @@ int machine_model(CommContext& ctx, MachineModel& out, std::string& error) {
 int resolve_machine_knobs(CommContext& ctx, Resolved& r, std::string& error) {
   if (!r.machine_knobs) return MPI_SUCCESS;
   MachineState& a = machine_state(ctx);
-  // shm runs among the communicator's ranks; an intra=shm phase among the node's.
-  const bool whole = std::string(r.info->name) == "shm";
-  const int Q = whole ? ctx.size : static_cast<int>(ctx.topology.ranks[ctx.topology.node_of[ctx.rank]].size());
+  // Among the node's ranks: an intra=shm phase's, and shm's, which runs on one node (kNeedsOneNode).
+  const int Q = static_cast<int>(ctx.topology.ranks[ctx.topology.node_of[ctx.rank]].size());
   auto it = a.shm_direct.find(Q);
   if (it == a.shm_direct.end()) {
     MachineModel m;
