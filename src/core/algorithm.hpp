@@ -97,7 +97,7 @@ class Params {
     static const char tag = 0;
     return &tag;
   }
-  const void* type_ = nullptr;
+  [[maybe_unused]] const void* type_ = nullptr;  // read by the asserts only
   alignas(long long) unsigned char bytes_[kBytes] = {};
 };
 

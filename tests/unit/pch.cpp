@@ -1,0 +1,1 @@
+// The carrier of the tests' precompiled header (tests/CMakeLists.txt).
