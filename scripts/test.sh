@@ -9,11 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc)
-# Open MPI's tests (PROCESSORS 2 each) run two at a time per core pair:
-# oversubscribed ranks yield while they wait, so one test at a time leaves
-# the cores partly idle (measured in docs/testing.md).  MPICH's ranks
-# busy-poll instead, so its preset keeps one test at a time.
-test_jobs=$((2 * jobs))
+# Each MPI test holds one ctest slot per rank (PROCESSORS, from its .npN
+# name); Open MPI's oversubscribed ranks yield while they wait, so a budget
+# of 4 ranks per core keeps the cores busy, and a test of more ranks runs
+# alone: two of 12-16 ranks side by side took longer than one after the
+# other (docs/testing.md).  MPICH's ranks busy-poll instead: its preset
+# runs with one slot per core, so one MPI test at a time.
+test_jobs=$((4 * jobs))
 took=()
 phase() {  # phase NAME COMMAND...: runs it, keeps its time for the summary
   local name=$1 t0=$SECONDS; shift
