@@ -78,7 +78,7 @@ void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
   const double agreement = c.agreement_seconds > 0 ? c.agreement_seconds
                            : a.machine.ready       ? model_allreduce(a.layout, a.machine.model)
                                                   : -1;
-  c.size_check = paced_size_check(c.size_check, size_check_every(agreement, call_seconds));
+  c.size_check = next_pace(c.size_check, size_check_every(agreement, call_seconds));
 }
 
 // An every-size class's trial at `bytes` (the ranks' mean of call_bytes):
@@ -101,7 +101,7 @@ void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
     for (size_t i = 0; i < specs.size(); ++i)
       if (std::find(kept.begin(), kept.end(), i) == kept.end()) left_out += " " + specs[i];
     std::fprintf(stderr, "a2a auto: P=%d, %s: at blocks of %s, left out (modelled over %.1fx native):%s\n", ctx.size,
-                 c.label.c_str(), bytes_label(block).c_str(), kTrialClose, left_out.c_str());
+                 c.label.c_str(), bytes_label(block).c_str(), kFar, left_out.c_str());
   }
 }
 
@@ -355,7 +355,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
     c.next_event = c.since + c.event_every();
   }
   if (drift_due) {
-    c.check_every = std::min(2 * c.check_every, kLastCheck);
+    c.check_every = next_pace(c.check_every, kLastCheck);
     c.next_check = c.since + c.check_every;
   }
   const bool drifted = agreed[0] > 0, moved = agreed[1] > 0;
@@ -376,7 +376,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
     case EventEnd::try_again:
       if (ctx.tells())
         std::fprintf(stderr, "a2a auto: P=%d, %s: %s%s%.1fx %s: trial again\n", ctx.size, c.label.c_str(),
-                     c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", kDrift,
+                     c.decision.resolved.canonical.c_str(), drifted ? " runs over " : "'s calls moved ", kFar,
                      drifted ? "its trial time" : "from its trial's bytes");
       try_again(ctx, c, agreed[2] / ctx.size);
       return MPI_SUCCESS;

@@ -19,7 +19,7 @@ std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked,
   const double native = find_costed(ranked, "native")->seconds;
   std::vector<std::string> out = {pick};
   if (pick != "native") out.push_back("native");
-  const double bar = kTrialClose * (pick == "native" ? native : find_costed(ranked, pick)->seconds);
+  const double bar = kFar * (pick == "native" ? native : find_costed(ranked, pick)->seconds);
   for (const auto& c : ranked)  // cheapest first: the runner-up
     if (c.spec != "native" && c.spec != pick) {
       if (c.seconds + extra <= bar) out.push_back(c.spec);
@@ -33,7 +33,7 @@ std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const st
   std::vector<size_t> out;
   for (size_t i = 0; i < specs.size(); ++i) {
     const CostedSpec* it = find_costed(ranked, specs[i]);
-    if (specs[i] == "native" || !it || !native || it->seconds <= kTrialClose * native->seconds) out.push_back(i);
+    if (specs[i] == "native" || !it || !native || it->seconds <= kFar * native->seconds) out.push_back(i);
   }
   return out;
 }

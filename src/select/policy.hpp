@@ -6,21 +6,24 @@
 //
 // Two times are told apart without more evidence where one is at most
 // kClear of the other: the machine's phases move one round's times by
-// 10-30 %.  A factor of kDrift is a call off its trial, in time or bytes.
+// 10-30 %.  A factor of kFar is beyond the model's error and the
+// machine's noise: a runner-up modelled closer may win on the machine, a
+// call that far off its trial, in time or bytes, is in another regime.
 //
 //   untried   native, unless another is modelled at most kClear of it
-//   tried     the pick, native, the runner-up modelled within kTrialClose
+//   tried     the pick, native, the runner-up modelled within kFar
 //   trial     rounds of turns (ABBA) of kTrialRepeat calls, the last timed; an
 //             agreement every kTrialRounds / 2 rounds: a candidate whose every call
 //             is kClear behind another's slowest leaves, one left wins; from the
 //             second, the slowest rank's medians decide (native unless another is
 //             within kTrialMargin) where winner and native are kClear apart, else
 //             the two go on alone; at most kTrialRounds rounds of all, as many of two
-//   drift     every kSampleEvery-th call timed; a median of kDriftSamples over kDrift
+//   drift     every kSampleEvery-th call timed; a median of kTrialRounds over kFar
 //             of the trial's time flags the rank; flags agreed every kFirstCheck
-//             calls, doubling to kLastCheck; a flag runs the trial again
+//             calls, doubling to kLastCheck (next_pace); a flag runs the trial again
 //   sizes     the class of every alltoallv size is tried again where a call's bytes move
-//             kDrift out of its trial's, agreed at most 1 / kSizeCheckShare of its time
+//             kFar out of its trial's, agreed at most 1 / kSizeCheckShare of its time
+//             (next_pace); back in a size class it tried, it takes that winner untried
 #pragma once
 #include <string>
 #include <vector>
@@ -36,12 +39,10 @@ constexpr int kTrialRepeat = 2;
 constexpr int kTrialRounds = 4;
 constexpr double kTrialMargin = 0.97;
 constexpr double kClear = 0.8;
-// The model's candidates.
-constexpr double kTrialClose = 1.5;
-// The decided class's watch.
+// The model's reach and the decided class's drift.
+constexpr double kFar = 1.5;
+// The decided class's watch: what it costs.
 constexpr long long kSampleEvery = 64;
-constexpr double kDrift = 1.5;
-constexpr int kDriftSamples = 4;
 constexpr long long kFirstCheck = 1024, kLastCheck = 1LL << 16;
 constexpr double kSizeCheckShare = 100;
 
@@ -59,12 +60,12 @@ constexpr long long size_class(long long x) {
 // `margin` 1: the cheapest, for picks a trial will check.
 std::string model_pick(const std::vector<CostedSpec>& ranked, double extra = 0, double margin = kClear);
 // What a trial times: the model's pick, native, and the cheapest other
-// where it is modelled within kTrialClose of the pick (of native, where
+// where it is modelled within kFar of the pick (of native, where
 // native is the pick).  Native alone: nothing is worth a call.
 std::vector<std::string> trial_candidates(const std::vector<CostedSpec>& ranked, double extra = 0);
 // Which of a trial's candidates (specs) are worth calls at the size of
 // `ranked`: native, those the ranking lacks, those modelled within
-// kTrialClose of native.
+// kFar of native.
 std::vector<size_t> worth_trying(const std::vector<std::string>& specs, const std::vector<CostedSpec>& ranked);
 
 // Whether a spec's algorithm sends on a2a's private duplicate (a collective

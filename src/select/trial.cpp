@@ -136,14 +136,14 @@ CheckEnd trial_check(const TrialTimes& t, int native_at, int check, double margi
 
 void DriftWatch::sample(double seconds, double bytes) {
   if (expected_ <= 0) return;
-  if (lo_ >= 0 && (bytes > kDrift * hi_ || bytes * kDrift < lo_)) moved_ = flagged_ = true;
+  if (lo_ >= 0 && (bytes > kFar * hi_ || bytes * kFar < lo_)) moved_ = flagged_ = true;
   const double scale = bytes_ > 0 && bytes > bytes_ ? bytes / bytes_ : 1.0;
-  ratio_[n_++ % kDriftSamples] = seconds / (expected_ * scale);
-  if (n_ < kDriftSamples) return;
-  double r[kDriftSamples];
-  std::copy(ratio_, ratio_ + kDriftSamples, r);
-  std::sort(r, r + kDriftSamples);
-  flagged_ = flagged_ || (r[kDriftSamples / 2 - 1] + r[kDriftSamples / 2]) / 2 > kDrift;
+  ratio_[n_++ % kTrialRounds] = seconds / (expected_ * scale);
+  if (n_ < kTrialRounds) return;
+  double r[kTrialRounds];
+  std::copy(ratio_, ratio_ + kTrialRounds, r);
+  std::sort(r, r + kTrialRounds);
+  flagged_ = flagged_ || (r[kTrialRounds / 2 - 1] + r[kTrialRounds / 2]) / 2 > kFar;
 }
 
 long long size_check_every(double allreduce_seconds, double call_seconds) {

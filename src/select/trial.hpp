@@ -22,10 +22,12 @@ namespace a2a::detail {
 // cost at most 1 / kSizeCheckShare of calls of call_seconds each, and at
 // most kFirstCheck; one for calls of a millisecond.
 long long size_check_every(double allreduce_seconds, double call_seconds);
-// The pace after an agreement: `wanted` (size_check_every), but at most
-// twice the pace before it (`previous`, 0 for none): one slow agreement
-// (a descheduled rank) does not space the next ones far apart.
-constexpr long long paced_size_check(long long previous, long long wanted) {
+// The pace after an agreement, of drift checks (wanted kLastCheck) and of
+// an every-size class's size agreements (size_check_every) alike: toward
+// `wanted`, but at most twice the pace before it (`previous`, 0 for none):
+// a quiet class's checks space out, and one slow agreement (a descheduled
+// rank) does not space the next ones far apart.
+constexpr long long next_pace(long long previous, long long wanted) {
   return previous > 0 && wanted > 2 * previous ? 2 * previous : wanted;
 }
 
@@ -133,12 +135,12 @@ class DriftWatch {
     expected_ = seconds, bytes_ = bytes, n_ = 0, flagged_ = moved_ = false, lo_ = hi_ = -1;
   }
   // The class serves every size: its trial's calls moved lo .. hi bytes
-  // (kDrift).
+  // (kFar).
   void watch_sizes(double lo, double hi) { lo_ = lo, hi_ = hi; }
   // A timed call of `bytes`: expected to take the trial's time scaled up
   // by its bytes (never down: small calls cost their latency); flags the
-  // rank when the median of the last kDriftSamples ratios passes kDrift,
-  // or, watching sizes, when the call's bytes moved kDrift times out
+  // rank when the median of the last kTrialRounds ratios passes kFar,
+  // or, watching sizes, when the call's bytes moved kFar times out
   // of the trial's.
   void sample(double seconds, double bytes);
   bool flagged() const { return flagged_; }
@@ -146,7 +148,7 @@ class DriftWatch {
 
  private:
   double expected_ = 0, bytes_ = 0, lo_ = -1, hi_ = -1;  // lo_ < 0: sizes not watched
-  double ratio_[kDriftSamples] = {};
+  double ratio_[kTrialRounds] = {};
   int n_ = 0;
   bool flagged_ = false, moved_ = false;
 };

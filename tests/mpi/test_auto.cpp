@@ -554,7 +554,7 @@ TEST_F(Auto, EverySizeClassFollowsASweep) {
   MPI_Comm_free(&comm);
 }
 
-// Calls that move out of their trial's sizes (kDrift) but stay in the
+// Calls that move out of their trial's sizes (kFar) but stay in the
 // same size class are tried there, once: not handed that class's winner
 // again at every agreement, its sizes never theirs.  n = 8 and 15 (P = 2:
 // the ranks' mean bytes 128 and 240, one class, 1.9x).

@@ -193,7 +193,7 @@ TEST(CostModel, NativeIsTheLibrarysOwnChoice) {
 TEST(CostModel, PickRuleAndTrialCandidates) {
   const std::vector<CostedSpec> close = {{"native", 10, 4}, {"tra:radix=3", 8.5, 3}, {"spread-out", 12, 1}};
   EXPECT_EQ(model_pick(close), "native");
-  // Native is the pick, tra within kTrialClose of it: both tried.
+  // Native is the pick, tra within kFar of it: both tried.
   EXPECT_EQ(trial_candidates(close), (std::vector<std::string>{"native", "tra:radix=3"}));
   const std::vector<CostedSpec> clear = {{"tra:radix=3", 7.9, 3}, {"native", 10, 4}, {"spread-out", 12, 1}};
   EXPECT_EQ(model_pick(clear), "tra:radix=3");
@@ -213,7 +213,7 @@ TEST(CostModel, PickRuleAndTrialCandidates) {
 }
 
 // A later trial of an every-size class tries, of its candidates, native,
-// those the ranking lacks and those modelled within kTrialClose of native.
+// those the ranking lacks and those modelled within kFar of native.
 TEST(CostModel, WorthTryingAtASize) {
   const std::vector<CostedSpec> large = {{"native", 10, 1}, {"spread-out", 10, 1}, {"shm", 15.1, 1}};
   using Kept = std::vector<size_t>;

@@ -116,54 +116,54 @@ TEST(Trial, CloseMediansGoOnAsAPair) {
   EXPECT_EQ(most_trial_calls(1), check_calls(1));
 }
 
-// The watch flags a rank once the median of its last kDriftSamples
-// samples runs more than kDrift times the trial's time, scaled up (never
+// The watch flags a rank once the median of its last kTrialRounds
+// samples runs more than kFar times the trial's time, scaled up (never
 // down) by the bytes moved.
 TEST(Trial, DriftWatch) {
   DriftWatch w;
   w.sample(100, 1);  // nothing to compare with yet
   EXPECT_FALSE(w.flagged());
   w.reset(1e-6, 1000);
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1.2e-6, 1000);
-  EXPECT_FALSE(w.flagged()) << "within kDrift";
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1.9e-6, 4000);  // 4x the bytes: 4 us expected
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(1.2e-6, 1000);
+  EXPECT_FALSE(w.flagged()) << "within kFar";
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(1.9e-6, 4000);  // 4x the bytes: 4 us expected
   EXPECT_FALSE(w.flagged()) << "larger calls may take longer";
   w.sample(5e-6, 100);  // one slow sample among normal ones
   EXPECT_FALSE(w.flagged()) << "one sample is not a drift";
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 100);  // smaller calls: no discount
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(2e-6, 100);  // smaller calls: no discount
   EXPECT_TRUE(w.flagged());
   w.reset(1e-6, 1000);
   EXPECT_FALSE(w.flagged()) << "a new trial starts a new watch";
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kDrift * 2);
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(1e-6, 1000 * kFar * 2);
   EXPECT_FALSE(w.flagged()) << "a class of one size range does not watch sizes";
 }
 
 // The class of every alltoallv size runs its trial again when the calls
-// move kDrift times more bytes than its trial's largest, or fewer than
+// move kFar times more bytes than its trial's largest, or fewer than
 // its smallest: one timed call suffices, however fast.
 TEST(Trial, EverySizeWatchesSizes) {
   DriftWatch w;
   w.reset(1e-6, 1000);
   w.watch_sizes(500, 1000);
-  w.sample(1e-6, 1000 * kDrift);
-  w.sample(1e-6, 500 / kDrift);
-  EXPECT_FALSE(w.flagged()) << "within kDrift of the trial's range";
-  w.sample(1e-9, 1000 * kDrift * 1.01);
+  w.sample(1e-6, 1000 * kFar);
+  w.sample(1e-6, 500 / kFar);
+  EXPECT_FALSE(w.flagged()) << "within kFar of the trial's range";
+  w.sample(1e-9, 1000 * kFar * 1.01);
   EXPECT_TRUE(w.flagged());
   EXPECT_TRUE(w.moved());
   w.reset(1e-6, 1000);
   w.watch_sizes(500, 1000);
-  w.sample(1e-6, 500 / (kDrift * 1.01));
+  w.sample(1e-6, 500 / (kFar * 1.01));
   EXPECT_TRUE(w.moved()) << "smaller calls too";
   w.reset(1e-6, 0);
   w.watch_sizes(0, 0);
   w.sample(1e-6, 16);
   EXPECT_TRUE(w.moved()) << "a trial of empty calls";
   w.reset(1e-6, 1000);
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(1e-6, 1000 * kDrift * 2);
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(1e-6, 1000 * kFar * 2);
   EXPECT_FALSE(w.moved()) << "a reset watches no sizes";
   w.watch_sizes(1000, 1000);
-  for (int i = 0; i < kDriftSamples; ++i) w.sample(2e-6, 1000);
+  for (int i = 0; i < kTrialRounds; ++i) w.sample(2e-6, 1000);
   EXPECT_TRUE(w.flagged());
   EXPECT_FALSE(w.moved()) << "a drift of the times alone";
 }
@@ -225,15 +225,19 @@ TEST(Trial, ClearLosersLeave) {
 // hundreds of calls apart: the pace at most doubles per agreement, falls
 // at once, and a cost that persists reaches its pace.
 TEST(Trial, PaceAtMostDoubles) {
-  EXPECT_EQ(paced_size_check(0, 896), 896);  // the first pace: as wanted
-  EXPECT_EQ(paced_size_check(12, 896), 24);  // 80 us once for 9 us calls
-  EXPECT_EQ(paced_size_check(24, 12), 12);   // typical again: back at once
-  EXPECT_EQ(paced_size_check(12, 20), 20);
+  EXPECT_EQ(next_pace(0, 896), 896);  // the first pace: as wanted
+  EXPECT_EQ(next_pace(12, 896), 24);  // 80 us once for 9 us calls
+  EXPECT_EQ(next_pace(24, 12), 12);   // typical again: back at once
+  EXPECT_EQ(next_pace(12, 20), 20);
   long long pace = 12;
   int agreements = 0;
-  while (pace < kFirstCheck && agreements < 20) pace = paced_size_check(pace, kFirstCheck), ++agreements;
+  while (pace < kFirstCheck && agreements < 20) pace = next_pace(pace, kFirstCheck), ++agreements;
   EXPECT_EQ(pace, kFirstCheck);
   EXPECT_LE(agreements, 7);
+  // A quiet decided class's drift checks: kFirstCheck, doubling to kLastCheck.
+  for (pace = kFirstCheck, agreements = 0; pace < kLastCheck; ++agreements) pace = next_pace(pace, kLastCheck);
+  EXPECT_EQ(pace, kLastCheck);
+  EXPECT_EQ(agreements, 6);
 }
 
 // Where calls vary in size the candidates' timed calls moved different
