@@ -36,13 +36,13 @@ AutoState& auto_state(CommContext& ctx) {
 void tell_check(const CommContext& ctx, const ClassState& c, const std::vector<double>& t, const CheckEnd& end) {
   if (!ctx.tells()) return;
   std::string line = "a2a auto: P=" + std::to_string(ctx.size) + ", " + c.label + ": trial " +
-                     std::to_string(c.trials + 1) + ", check " + std::to_string(c.check) + ":";
-  for (size_t i = 0; i < c.in_trial.size(); ++i) {
+                     std::to_string(c.trials + 1) + ", check " + std::to_string(c.trial.check) + ":";
+  for (size_t i = 0; i < c.trial.in.size(); ++i) {
     char us[32];
     std::snprintf(us, sizeof us, " %.3f us", t[i] * 1e6);
-    line += (i ? ", " : " ") + c.candidates[static_cast<size_t>(c.in_trial[i])].resolved.canonical + us;
+    line += (i ? ", " : " ") + c.candidates[static_cast<size_t>(c.trial.in[i])].resolved.canonical + us;
   }
-  const auto name = [&](int i) { return c.candidates[static_cast<size_t>(c.in_trial[static_cast<size_t>(i)])].resolved.canonical; };
+  const auto name = [&](int i) { return c.candidates[static_cast<size_t>(c.trial.in[static_cast<size_t>(i)])].resolved.canonical; };
   if (end.winner >= 0) {
     line += " -> " + name(end.winner) + " (measured)";
   } else {
@@ -55,16 +55,16 @@ void tell_check(const CommContext& ctx, const ClassState& c, const std::vector<d
 // A trial starts with every candidate.
 void start_trial(ClassState& c) {
   c.phase = Phase::trying;
-  c.in_trial.clear();
-  for (size_t i = 0; i < c.candidates.size(); ++i) c.in_trial.push_back(static_cast<int>(i));
-  c.samples.assign(c.candidates.size(), {});
-  c.check = c.call = 0;
+  c.trial.in.clear();
+  for (size_t i = 0; i < c.candidates.size(); ++i) c.trial.in.push_back(static_cast<int>(i));
+  c.trial.samples.assign(c.candidates.size(), {});
+  c.trial.check = c.trial.call = 0;
 }
 
 void start_watch(ClassState& c) {
   c.since = 0;
   // One candidate: nothing to watch, unless its sizes may move to where others are worth a trial.
-  const bool watch = c.candidates.size() > 1 || c.every_candidates.size() > 1;
+  const bool watch = c.candidates.size() > 1 || (c.sizes && c.sizes->candidates.size() > 1);
   c.next_event = watch ? c.event_every() : (1LL << 62);
   c.next_check = c.check_every;
 }
@@ -72,29 +72,29 @@ void start_watch(ClassState& c) {
 // An every-size class's agreements on its sizes (each a drift sample too),
 // paced by the agreed time of its calls and of its agreements (as measured
 // at the last one; the model's before the first).
-void pace_size_checks(CommContext& ctx, ClassState& c, double call_seconds) {
+void pace_size_checks(CommContext& ctx, ClassState::Sizes& sz, double call_seconds) {
   AutoState& a = auto_state(ctx);
-  c.call_seconds = call_seconds;
-  const double agreement = c.agreement_seconds > 0 ? c.agreement_seconds
+  sz.call_seconds = call_seconds;
+  const double agreement = sz.agreement_seconds > 0 ? sz.agreement_seconds
                            : a.machine.ready       ? model_allreduce(a.layout, a.machine.model)
                                                   : -1;
-  c.size_check = next_pace(c.size_check, size_check_every(agreement, call_seconds));
+  sz.every = next_pace(sz.every, size_check_every(agreement, call_seconds));
 }
 
 // An every-size class's trial at `bytes` (the ranks' mean of call_bytes):
 // its first trial's candidates that the model finds worth calls there.
 void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
   const AutoState& a = auto_state(ctx);
-  if (c.every_candidates.empty() || !a.machine.ready) return;
+  if (c.sizes->candidates.empty() || !a.machine.ready) return;
   const long long block = every_size_block(bytes, ctx.size);
   std::vector<std::string> specs;
-  for (const AutoDecision& d : c.every_candidates) specs.push_back(d.spec);
+  for (const AutoDecision& d : c.sizes->candidates) specs.push_back(d.spec);
   const std::vector<size_t> kept = worth_trying(specs, model_alltoallv(a.layout, block, block, a.machine.model));
   c.candidates.clear();
   c.native_at = -1;
   for (size_t i : kept) {
     if (specs[i] == "native") c.native_at = static_cast<int>(c.candidates.size());
-    c.candidates.push_back(c.every_candidates[i]);
+    c.candidates.push_back(c.sizes->candidates[i]);
   }
   if (kept.size() < specs.size() && ctx.tells()) {
     std::string left_out;
@@ -112,7 +112,7 @@ void take_winner(CommContext& ctx, ClassState& c, const ClassState::Kept& k) {
   c.decision = k.decision;
   c.drift.reset(k.seconds, k.bytes);
   c.drift.watch_sizes(k.lo, k.hi);
-  pace_size_checks(ctx, c, k.agreed);
+  pace_size_checks(ctx, *c.sizes, k.agreed);
 }
 
 // A class of the given candidates (specs; the first the pick), decided at
@@ -201,8 +201,8 @@ int auto_without_sizes(CommContext& ctx, std::shared_ptr<ClassState>& out, std::
       if (const int rc = make_class(ctx, Collective::alltoallv, 0, specs, tuned ? kByTuning : kByModel,
                                     "alltoallv (every size)", a.v_fixed, error))
         return rc;
-      a.v_fixed->every_size = true;
-      if (!tuned) a.v_fixed->every_candidates = a.v_fixed->candidates;
+      a.v_fixed->sizes.emplace();
+      if (!tuned) a.v_fixed->sizes->candidates = a.v_fixed->candidates;
     }
     a.v_fixed_known = 1;
   }
@@ -261,8 +261,8 @@ int auto_device_class(CommContext& ctx, Collective coll, long long max_bytes, st
 }
 
 const AutoDecision& trial_candidate(const ClassState& c) {
-  const int turn = trial_turn(c.call, static_cast<int>(c.in_trial.size()));
-  return c.candidates[static_cast<size_t>(c.in_trial[static_cast<size_t>(turn)])];
+  const int turn = trial_turn(c.trial.call, static_cast<int>(c.trial.in.size()));
+  return c.candidates[static_cast<size_t>(c.trial.in[static_cast<size_t>(turn)])];
 }
 
 namespace {
@@ -273,25 +273,25 @@ void decide(CommContext& ctx, ClassState& c, size_t w, double seconds, double re
             long long tried_size) {
   c.decision = c.candidates[w];
   c.decision.source = kByMeasurement;
-  if (c.every_size) {  // from agreed values: every rank agrees at the same calls
-    take_winner(ctx, c, c.by_size[tried_size] = {c.decision, seconds, ref, c.trial_lo, c.trial_hi, agreed});
-    c.taken = tried_size;
+  if (c.sizes) {  // from agreed values: every rank agrees at the same calls
+    take_winner(ctx, c, c.sizes->kept[tried_size] = {c.decision, seconds, ref, c.trial.lo, c.trial.hi, agreed});
+    c.sizes->taken = tried_size;
     if (ctx.tells())
       std::fprintf(stderr, "a2a auto: P=%d, %s: sizes agreed every %lld calls\n", ctx.size, c.label.c_str(),
-                   c.size_check);
+                   c.sizes->every);
   } else {
     c.drift.reset(seconds, ref);
   }
   ++c.trials;
   c.phase = Phase::decided;
-  c.samples.assign(c.candidates.size(), {});
+  c.trial.samples.assign(c.candidates.size(), {});
   ++c.generation;
   start_watch(c);
 }
 
 // A trial again, after drift or moved sizes.
 void try_again(CommContext& ctx, ClassState& c, double bytes) {
-  if (c.every_size) narrow_to_size(ctx, c, bytes);
+  if (c.sizes) narrow_to_size(ctx, c, bytes);
   start_trial(c);
   ++c.generation;
   c.next_event = 0;
@@ -299,39 +299,40 @@ void try_again(CommContext& ctx, ClassState& c, double bytes) {
 }  // namespace
 
 int trial_record(CommContext& ctx, ClassState& c, double seconds, double bytes, std::string& error) {
-  const int n = static_cast<int>(c.in_trial.size());
-  const bool first = c.check == 0 && c.call == 0;
-  if (first || bytes < c.trial_lo) c.trial_lo = bytes;
-  if (first || bytes > c.trial_hi) c.trial_hi = bytes;
-  if (trial_timed(c.call))
-    c.samples[static_cast<size_t>(c.in_trial[static_cast<size_t>(trial_turn(c.call, n))])].push_back({seconds, bytes});
-  if (++c.call < check_calls(n)) return MPI_SUCCESS;
+  ClassState::Trial& tr = c.trial;
+  const int n = static_cast<int>(tr.in.size());
+  const bool first = tr.check == 0 && tr.call == 0;
+  if (first || bytes < tr.lo) tr.lo = bytes;
+  if (first || bytes > tr.hi) tr.hi = bytes;
+  if (trial_timed(tr.call))
+    tr.samples[static_cast<size_t>(tr.in[static_cast<size_t>(trial_turn(tr.call, n))])].push_back({seconds, bytes});
+  if (++tr.call < check_calls(n)) return MPI_SUCCESS;
   const AutoState& as = auto_state(ctx);
   const MachineModel& model = as.machine.model;
   const LinkCost* link = !as.machine.ready ? nullptr : as.layout.ranks.size() > 1 ? &model.inter : &model.intra;
   std::vector<std::vector<TrialSample>> in;  // the samples of those in the trial, in its order
   int native = -1;
-  for (int i : c.in_trial) {
+  for (int i : tr.in) {
     if (i == c.native_at) native = static_cast<int>(in.size());
-    in.push_back(c.samples[static_cast<size_t>(i)]);
+    in.push_back(tr.samples[static_cast<size_t>(i)]);
   }
   double ref = 0;  // the bytes the times are at
   const std::vector<double> mine = trial_times(in, link, ctx.size, ref);  // this rank's medians
-  TrialAgreement agreed = trial_pack(mine, in, c.trial_hi);  // its mean: the size an every-size class keeps the winner for
+  TrialAgreement agreed = trial_pack(mine, in, tr.hi);  // its mean: the size an every-size class keeps the winner for
   if (const int rc = agree_trial(ctx.user, agreed, error)) return rc;
   const TrialTimes t = trial_unpack(agreed, in.size());  // every rank alike from here
-  ++c.check;
-  const CheckEnd end = trial_check(t, native, c.check, c.margin);
-  if (end.winner >= 0 || end.stay.size() < in.size() || c.check >= 2) tell_check(ctx, c, t.median, end);
-  c.call = 0;
+  ++tr.check;
+  const CheckEnd end = trial_check(t, native, tr.check, c.margin);
+  if (end.winner >= 0 || end.stay.size() < in.size() || tr.check >= 2) tell_check(ctx, c, t.median, end);
+  tr.call = 0;
   if (end.winner < 0) {
     std::vector<int> stay;
-    for (int i : end.stay) stay.push_back(c.in_trial[static_cast<size_t>(i)]);
-    c.in_trial = std::move(stay);
+    for (int i : end.stay) stay.push_back(tr.in[static_cast<size_t>(i)]);
+    tr.in = std::move(stay);
     return MPI_SUCCESS;
   }
   const auto w = static_cast<size_t>(end.winner);
-  decide(ctx, c, static_cast<size_t>(c.in_trial[w]), mine[w], ref, t.median[w],
+  decide(ctx, c, static_cast<size_t>(tr.in[w]), mine[w], ref, t.median[w],
          size_class(std::llround(t.bytes / ctx.size)));
   return MPI_SUCCESS;
 }
@@ -341,32 +342,38 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + c.event_every();
   const bool drift_due = c.since >= c.next_check;
-  if (!drift_due && c.size_check == 0) return MPI_SUCCESS;  // an every-size class agrees at every event
-  // Ranks whose times drifted (counted when the drift check is due: an
-  // every-size class agrees on its sizes far more often), whose sizes
+  ClassState::Sizes* sz = c.sizes ? &*c.sizes : nullptr;
+  const bool sizes_due = sz && sz->every > 0;  // a class of every size agrees at every event once paced
+  if (!drift_due && !sizes_due) return MPI_SUCCESS;
+  // Ranks whose times drifted (counted when the drift check is due: a
+  // class of every size agrees on its sizes far more often), whose sizes
   // moved, their bytes now, and how long their last agreement took (summed).
+  double took = 0;  // this rank's agreement's seconds (a class of every size keeps them for its pace)
+  double& last = sz ? sz->last_agreement : took;
   double agreed[4] = {drift_due && c.drift.flagged() && !c.drift.moved() ? 1.0 : 0.0, c.drift.moved() ? 1.0 : 0.0,
-                      bytes, c.last_agreement};
-  if (const int rc = agree_event(ctx.user, agreed, c.last_agreement, error)) return rc;
-  c.last_agreement += forced_seconds;
-  if (c.size_check > 0 && agreed[3] > 0) {  // paced by what agreements cost (agreed: every rank alike)
-    c.agreement_seconds = agreed[3] / ctx.size;
-    pace_size_checks(ctx, c, c.call_seconds);
+                      bytes, last};
+  if (const int rc = agree_event(ctx.user, agreed, last, error)) return rc;
+  last += forced_seconds;
+  if (sizes_due && agreed[3] > 0) {  // paced by what agreements cost (agreed: every rank alike)
+    sz->agreement_seconds = agreed[3] / ctx.size;
+    pace_size_checks(ctx, *sz, sz->call_seconds);
     c.next_event = c.since + c.event_every();
   }
   if (drift_due) {
     c.check_every = next_pace(c.check_every, kLastCheck);
     c.next_check = c.since + c.check_every;
   }
-  const bool drifted = agreed[0] > 0, moved = agreed[1] > 0;
+  const bool drifted = agreed[0] > 0, moved = agreed[1] > 0 && sz;
   const long long now = size_class(std::llround(agreed[2] / ctx.size));
-  const auto kept = moved ? c.by_size.find(now) : c.by_size.end();
-  switch (event_end(drifted, moved, kept != c.by_size.end() && now != c.taken)) {
+  const ClassState::Kept* kept = nullptr;  // a winner of the size class the calls moved to, if not the one it runs
+  if (moved)
+    if (const auto it = sz->kept.find(now); it != sz->kept.end() && now != sz->taken) kept = &it->second;
+  switch (event_end(drifted, moved, kept)) {
     case EventEnd::keep:
       return MPI_SUCCESS;
     case EventEnd::take_kept:  // tried there before: its winner, untried (a drift then was of the old sizes)
-      take_winner(ctx, c, kept->second);
-      c.taken = now;
+      take_winner(ctx, c, *kept);
+      sz->taken = now;
       ++c.generation;
       start_watch(c);
       if (ctx.tells())

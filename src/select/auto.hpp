@@ -26,6 +26,7 @@
 #pragma once
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -52,52 +53,64 @@ struct AutoDecision {
 };
 
 // One class of calls on a communicator family: its candidates, its phase
-// (trial.hpp), its choice and the drift watch.  The front end runs
-// `decision` once decided, and enters class_call (execute.cpp) while it
-// is trying, whenever `since` reaches `next_event`, or where `generation`
-// moved.
+// (trial.hpp) with the trial's turns or the decision and its drift watch,
+// and, for the class of every alltoallv size, its sizes.  The front end
+// runs `decision` once decided, and enters class_call (execute.cpp) while
+// it is trying, whenever `since` reaches `next_event`, or where
+// `generation` moved.
 struct ClassState {
   std::string label;                     // e.g. "alltoall 4 KiB", for A2A_VERBOSE
   std::vector<AutoDecision> candidates;  // the model's (or tuning file's) pick first; native among them
   int native_at = -1;                    // native's index in candidates, -1 if it is not one
   double margin = kTrialMargin;          // trial_winner's: another candidate beats native at this ratio
-  bool every_size = false;               // alltoallv of every size (its drift watch watches sizes too)
   Phase phase = Phase::decided;
   bool trying() const { return phase != Phase::decided; }
-  std::vector<int> in_trial;  // the candidates still in the trial (indices), in turn order
-  int check = 0;              // the trial's checks so far
-  int call = 0;               // calls since the last check
-  std::vector<std::vector<TrialSample>> samples;  // this rank's timed trial calls, per candidate
-  double trial_lo = -1, trial_hi = -1;       // the fewest and most bytes of this rank's trial calls
-  AutoDecision decision;                     // valid once decided
-  unsigned long long generation = 1;         // moves whenever decision changes or a trial starts
-  // After the trial: calls since, the next call to time, the next agreement.
+  AutoDecision decision;              // valid once decided
+  unsigned long long generation = 1;  // moves whenever decision changes or a trial starts
+  int trials = 0;                     // trials run (the first and any after drift)
+
+  // Phase trying: the candidates still in, in turn order (indices), the
+  // checks so far, the calls since the last, this rank's timed calls per
+  // candidate and the fewest and most bytes its trial calls moved.
+  struct Trial {
+    std::vector<int> in;
+    int check = 0, call = 0;
+    std::vector<std::vector<TrialSample>> samples;
+    double lo = -1, hi = -1;
+  } trial;
+
+  // Phase decided: calls since, the next call to time (an event), the next
+  // drift check and the pace of those checks (next_pace).
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
-  long long size_check = 0;  // every_size: agreement on moved sizes every this many calls (size_check_every)
-  // every_size: the agreed time of the decision's calls and of an
-  // agreement (the ranks' mean), and this rank's last agreement's (with
-  // the preparation its call was forced into).
-  double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
   DriftWatch drift;
-  // every_size: each trial's winner by the size class of the ranks' mean
-  // bytes (agreed), with this rank's watch of it, taken again where sizes
-  // move back to that class.
+
+  // The class of every alltoallv size (auto_without_sizes) also agrees on
+  // its calls' sizes, and keeps each trial's winner by the size class of
+  // the ranks' mean bytes, taken again where calls move back there.
   struct Kept {
     AutoDecision decision;
     double seconds = 0, bytes = 0, lo = 0, hi = 0;  // this rank's: the winner's trial time and bytes, the range
-    double agreed = 0;                              // the agreed trial time (the check's cadence)
+    double agreed = 0;                              // the agreed trial time (the agreements' pace)
   };
-  std::map<long long, Kept> by_size;
-  // The size class whose winner it runs: calls that move out of that
-  // winner's sizes but not out of its class are tried anew, not handed the
-  // same winner again (docs/auto.md).
-  long long taken = -1;
-  // Calls between events, each a sample (every_size: each an agreement too).
-  long long event_every() const { return size_check > 0 ? size_check : kSampleEvery; }
-  int trials = 0;  // trials run (the first and any after drift)
-  // every_size, chosen by the model: the candidates of its first trial,
-  // of which each later trial tries those worth calls at its sizes.
-  std::vector<AutoDecision> every_candidates;
+  struct Sizes {
+    long long every = 0;  // calls between its agreements (size_check_every, next_pace); 0 before the first trial ends
+    // The agreed time of the decision's calls and of an agreement (the
+    // ranks' mean), and this rank's last agreement's (with the
+    // preparation its call was forced into).
+    double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
+    std::map<long long, Kept> kept;
+    // The size class whose winner it runs: calls that move out of that
+    // winner's sizes but not out of its class are tried anew, not handed
+    // the same winner again (docs/auto.md).
+    long long taken = -1;
+    // Chosen by the model: the candidates of its first trial, of which
+    // each later trial tries those worth calls at its sizes.
+    std::vector<AutoDecision> candidates;
+  };
+  std::optional<Sizes> sizes;  // empty: a class of one size class
+
+  // Calls between events, each a sample (of every size: each an agreement too).
+  long long event_every() const { return sizes && sizes->every > 0 ? sizes->every : kSampleEvery; }
 };
 
 struct AutoState {
