@@ -52,6 +52,30 @@ struct AutoDecision {
   const char* source = "";
 };
 
+// The class of every alltoallv size (auto_without_sizes) also agrees on
+// its calls' sizes, and keeps each trial's winner by the size class of
+// the ranks' mean bytes, taken again where calls move back there.
+struct KeptWinner {
+  AutoDecision decision;
+  double seconds = 0, bytes = 0, lo = 0, hi = 0;  // this rank's: the winner's trial time and bytes, the range
+  double agreed = 0;                              // the agreed trial time (the agreements' pace)
+};
+struct ClassSizes {
+  long long every = 0;  // calls between its agreements (size_check_every, next_pace); 0 before the first trial ends
+  // The agreed time of the decision's calls and of an agreement (the
+  // ranks' mean), and this rank's last agreement's (with the
+  // preparation its call was forced into).
+  double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
+  std::map<long long, KeptWinner> kept;
+  // The size class whose winner it runs: calls that move out of that
+  // winner's sizes but not out of its class are tried anew, not handed
+  // the same winner again (docs/auto.md).
+  long long taken = -1;
+  // Chosen by the model: the candidates of its first trial, of which
+  // each later trial tries those worth calls at its sizes.
+  std::vector<AutoDecision> candidates;
+};
+
 // One class of calls on a communicator family: its candidates, its phase
 // (trial.hpp) with the trial's turns or the decision and its drift watch,
 // and, for the class of every alltoallv size, its sizes.  The front end
@@ -84,29 +108,9 @@ struct ClassState {
   long long since = 0, next_event = 0, next_check = 0, check_every = kFirstCheck;
   DriftWatch drift;
 
-  // The class of every alltoallv size (auto_without_sizes) also agrees on
-  // its calls' sizes, and keeps each trial's winner by the size class of
-  // the ranks' mean bytes, taken again where calls move back there.
-  struct Kept {
-    AutoDecision decision;
-    double seconds = 0, bytes = 0, lo = 0, hi = 0;  // this rank's: the winner's trial time and bytes, the range
-    double agreed = 0;                              // the agreed trial time (the agreements' pace)
-  };
-  struct Sizes {
-    long long every = 0;  // calls between its agreements (size_check_every, next_pace); 0 before the first trial ends
-    // The agreed time of the decision's calls and of an agreement (the
-    // ranks' mean), and this rank's last agreement's (with the
-    // preparation its call was forced into).
-    double call_seconds = 0, agreement_seconds = 0, last_agreement = 0;
-    std::map<long long, Kept> kept;
-    // The size class whose winner it runs: calls that move out of that
-    // winner's sizes but not out of its class are tried anew, not handed
-    // the same winner again (docs/auto.md).
-    long long taken = -1;
-    // Chosen by the model: the candidates of its first trial, of which
-    // each later trial tries those worth calls at its sizes.
-    std::vector<AutoDecision> candidates;
-  };
+  // The class of every alltoallv size (auto_without_sizes) alone: its sizes.
+  using Kept = KeptWinner;
+  using Sizes = ClassSizes;
   std::optional<Sizes> sizes;  // empty: a class of one size class
 
   // Calls between events, each a sample (of every size: each an agreement too).
