@@ -72,7 +72,7 @@ void start_watch(ClassState& c) {
 // An every-size class's agreements on its sizes (each a drift sample too),
 // paced by the agreed time of its calls and of its agreements (as measured
 // at the last one; the model's before the first).
-void pace_size_checks(CommContext& ctx, ClassState::Sizes& sz, double call_seconds) {
+void pace_size_checks(CommContext& ctx, ClassSizes& sz, double call_seconds) {
   AutoState& a = auto_state(ctx);
   sz.call_seconds = call_seconds;
   const double agreement = sz.agreement_seconds > 0 ? sz.agreement_seconds
@@ -108,7 +108,7 @@ void narrow_to_size(CommContext& ctx, ClassState& c, double bytes) {
 // An every-size class takes the winner k of a size class: its time and
 // bytes for the drift watch, its sizes for moves, its agreed time for the
 // agreements' pace.
-void take_winner(CommContext& ctx, ClassState& c, const ClassState::Kept& k) {
+void take_winner(CommContext& ctx, ClassState& c, const KeptWinner& k) {
   c.decision = k.decision;
   c.drift.reset(k.seconds, k.bytes);
   c.drift.watch_sizes(k.lo, k.hi);
@@ -342,7 +342,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
   if (seconds >= 0) c.drift.sample(seconds * config().test_slowdown, bytes);
   c.next_event = c.since + c.event_every();
   const bool drift_due = c.since >= c.next_check;
-  ClassState::Sizes* sz = c.sizes ? &*c.sizes : nullptr;
+  ClassSizes* sz = c.sizes ? &*c.sizes : nullptr;
   const bool sizes_due = sz && sz->every > 0;  // a class of every size agrees at every event once paced
   if (!drift_due && !sizes_due) return MPI_SUCCESS;
   // Ranks whose times drifted (counted when the drift check is due: a
@@ -365,7 +365,7 @@ int class_event(CommContext& ctx, ClassState& c, double seconds, double bytes, d
   }
   const bool drifted = agreed[0] > 0, moved = agreed[1] > 0 && sz;
   const long long now = size_class(std::llround(agreed[2] / ctx.size));
-  const ClassState::Kept* kept = nullptr;  // a winner of the size class the calls moved to, if not the one it runs
+  const KeptWinner* kept = nullptr;  // a winner of the size class the calls moved to, if not the one it runs
   if (moved)
     if (const auto it = sz->kept.find(now); it != sz->kept.end() && now != sz->taken) kept = &it->second;
   switch (event_end(drifted, moved, kept)) {

@@ -109,9 +109,7 @@ struct ClassState {
   DriftWatch drift;
 
   // The class of every alltoallv size (auto_without_sizes) alone: its sizes.
-  using Kept = KeptWinner;
-  using Sizes = ClassSizes;
-  std::optional<Sizes> sizes;  // empty: a class of one size class
+  std::optional<ClassSizes> sizes;  // empty: a class of one size class
 
   // Calls between events, each a sample (of every size: each an agreement too).
   long long event_every() const { return sizes && sizes->every > 0 ? sizes->every : kSampleEvery; }

@@ -148,6 +148,7 @@ class DriftWatch {
 
  private:
   double expected_ = 0, bytes_ = 0, lo_ = -1, hi_ = -1;  // lo_ < 0: sizes not watched
+  static_assert(kTrialRounds % 2 == 0, "sample() takes the median of an even count");
   double ratio_[kTrialRounds] = {};
   int n_ = 0;
   bool flagged_ = false, moved_ = false;
