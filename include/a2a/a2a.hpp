@@ -33,6 +33,13 @@ std::string layout(MPI_Comm comm);
 // library, a bad entry).  Reads the file on first use (needs MPI initialised).
 std::string tuning_status();
 
+// What advances a2a's nonblocking operations between a2a's calls, e.g.
+// "opal_progress_register (Open MPI): a2a's operations advance inside any MPI
+// call", "thread (A2A_PROGRESS_THREAD=1, ...)" or "none: ... (weak
+// progress)" (docs/progress.md).  Found and registered on first use (MPI
+// initialised); A2A_VERBOSE=1 prints it then.
+std::string progress_mode();
+
 // Why the calling thread's last call failed, e.g. "a2a: unknown parameter 'radx' for
 // tra; expected radix"; empty after a successful call.
 std::string last_error_message();

@@ -5,6 +5,8 @@
 #pragma once
 #include <mpi.h>
 
+#include "a2a/a2a.h"
+
 namespace a2a::interpose {
 
 // A2A_VERBOSE=1, as a2a read it.
@@ -26,6 +28,20 @@ void forget(MPI_Comm comm);
 // How many communicators a2a has seen freed: a cache of met handles starts
 // over when this changes.
 unsigned long long forgotten();
+
+// Whether a2a has set `comm` up (its context made by an earlier call or
+// A2A_Comm_prepare): a call on it then makes no collective set-up.  Local.
+bool set_up(MPI_Comm comm);
+// Whether a2a's nonblocking operations advance inside any MPI call of the
+// process (a progress hook is active, a2a::progress_mode()): only then may
+// an interposer hand out requests that the MPI library completes.
+bool strong_progress();
+// done(arg, rc) once `request`'s operation is done (rc: its MPI code), from
+// inside whichever MPI call advanced it, or at once where it is done
+// already.  done may complete an MPI request of the interposer's
+// (MPI_Grequest_complete, a nonblocking send to itself), nothing of a2a's;
+// A2A_Wait / A2A_Test complete the operation afterwards, outside the hook.
+void when_done(A2A_Request request, void (*done)(void* arg, int rc), void* arg);
 
 // The calling thread's last call ran the library's collective, sending
 // `blocks` blocks of `bytes` bytes in all to others: A2A_Last_stats reports it as native.

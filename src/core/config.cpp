@@ -36,6 +36,7 @@ const Config& config() {
     if (const char* v = nonempty("A2A_NODE_SIZES")) x.node_sizes = v;
     if (const char* v = nonempty("A2A_NODE_SIZE")) x.node_size = v;
     if (const char* v = nonempty("A2A_PROGRESS_PATIENCE")) x.progress_patience_us = std::max(0.0, std::atof(v));
+    if (const char* v = nonempty("A2A_PROGRESS_THREAD")) x.progress_thread = std::strcmp(v, "0") != 0;
     if (const long long n = positive("A2A_SCRATCH_LIMIT")) x.scratch_limit = static_cast<size_t>(n);
     x.max_message_bytes = static_cast<size_t>(positive("A2A_MAX_MESSAGE_BYTES"));
     if (const char* v = nonempty("A2A_SIM_SHARED")) x.sim_shared = std::strcmp(v, "0") != 0;

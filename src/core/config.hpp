@@ -28,6 +28,10 @@ struct Config {
   // nonblocking operation's round done keeps stepping it while each next
   // round completes within this long (core/engine.cpp: progress_step).
   double progress_patience_us = 2;
+  // A2A_PROGRESS_THREAD=1: where the MPI library has no progress hook and
+  // the program runs at MPI_THREAD_MULTIPLE, a thread of a2a's advances its
+  // pending operations (front/progress.hpp).
+  bool progress_thread = false;
   size_t scratch_limit = size_t{1} << 30;  // A2A_SCRATCH_LIMIT (bytes > 0)
   size_t max_message_bytes = 0;            // A2A_MAX_MESSAGE_BYTES (bytes > 0; 0 unset)
   bool sim_shared = false;                 // A2A_SIM_SHARED (SMPI builds)

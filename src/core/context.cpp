@@ -387,6 +387,13 @@ bool unmet(MPI_Comm user) {
   return !met_handles().contains(handle_bits(user));
 }
 
+bool has_context(MPI_Comm user) {
+  if (!mpi_live.load(std::memory_order_relaxed) || user == MPI_COMM_NULL) return false;
+  int found = 0;
+  void* value = nullptr;
+  return MPI_Comm_get_attr(user, keyval, &value, &found) == MPI_SUCCESS && found;
+}
+
 bool claim_first_use(MPI_Comm user) {
   return mpi_live.load(std::memory_order_relaxed) && user != MPI_COMM_NULL && met_insert(user);
 }

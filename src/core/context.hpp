@@ -283,6 +283,9 @@ uint64_t handle_bits(Handle h) {
 // True where a2a has not met `user` (no context, no mark) while MPI is
 // initialised.  Local, and no MPI call: a2a's own table of handles.
 bool unmet(MPI_Comm user);
+// Whether a2a holds a context for `user` (a call on it sets nothing up
+// collectively).  Local: an attribute lookup.
+bool has_context(MPI_Comm user);
 // unmet(user), and then marked as met, in one step: this one call may
 // bypass a2a (the shim's first call under auto, which would run native) and
 // the next makes the context, counting this call.  Local: no MPI call.

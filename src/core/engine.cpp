@@ -169,19 +169,24 @@ bool wait_alone(OpState& op) {
   return true;
 }
 
-void progress_pending_slow() {
+bool progress_pending_slow() {
   bool& inside = engine_thread.stepping;
-  if (inside) return;
+  if (inside) return true;
   std::unique_lock<std::mutex> guard;
   if (threads_multiple()) {
     guard = std::unique_lock<std::mutex>(pending_list.lock, std::try_to_lock);
-    if (!guard) return;  // another thread steps them now
+    if (!guard) return true;  // another thread steps them now
   }
   inside = true;
   // A step completes no operation (completion is the caller's wait or
   // test) and starts none: the list stays as it is meanwhile.
-  for (OpState* op = pending_list.head; op; op = op->next_pending) progress_step(*op);
+  bool waiting = false;
+  for (OpState* op = pending_list.head; op; op = op->next_pending) {
+    progress_step(*op);
+    waiting |= op->resume != nullptr;
+  }
   inside = false;
+  return waiting;
 }
 
 }  // namespace a2a::detail

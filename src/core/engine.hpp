@@ -49,7 +49,7 @@ struct FramePool;
 struct EngineThread {
   OpState* op = nullptr;
   FramePool* pool = nullptr;
-  bool stepping = false;  // in progress_pending_slow: a step never steps the others again
+  bool stepping = false;  // in progress_pending_slow or wait_alone: a step never steps the others again
 };
 #if defined(A2A_SMPI) || defined(__CUDACC__)  // nvcc: the GPU file never reads it
 extern thread_local constinit EngineThread engine_thread;
@@ -205,11 +205,13 @@ Until<Cond, Spin> until(Cond cond, Spin spin) {
 bool progress_step(OpState& op);
 
 // The process's pending nonblocking operations (weak progress: every a2a
-// call advances them all).  progress_pending() costs one relaxed load where
+// call advances them all; strong where a progress hook runs them inside the
+// MPI library's calls, front/progress.hpp).  progress_pending() costs one relaxed load where
 // none is pending; one thread at a time steps them (others return at once).
 void pending_add(OpState* op);
 void pending_remove(OpState* op);
-void progress_pending_slow();
+// True where one still waits for its messages (or another thread steps them).
+bool progress_pending_slow();
 extern std::atomic<int> pending_count;
 // A wait on op, the process's only pending operation: its round's requests
 // waited out in MPI_Waitall (as the blocking call waits), op resumed; false

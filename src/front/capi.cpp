@@ -11,6 +11,7 @@
 #include "core/config.hpp"
 #include "front/pipeline.hpp"
 #include "front/plan.hpp"
+#include "front/progress.hpp"
 #include "select/auto.hpp"
 #include "select/tuning.hpp"
 #include "core/algorithm.hpp"
@@ -27,6 +28,7 @@ const bool hooks_set = [] {
     invalidate_prepared();
     shm_forget_kept();
     release_spare_operations();  // at thread exit SMPI's shared scratch would be gone
+    stop_progress();
   };
   h.tuning_fingerprint = [] {
     uint64_t print = 0;

@@ -5,6 +5,7 @@
 #include "core/config.hpp"
 #include "core/context.hpp"
 #include "front/cache.hpp"
+#include "front/progress.hpp"
 #include "gpu/gpu.hpp"
 
 namespace a2a::interpose {
@@ -24,6 +25,14 @@ void unclaim(MPI_Comm comm) { unclaim_first_use(comm); }
 void forget(MPI_Comm comm) { forget_comm(comm); }
 
 unsigned long long forgotten() { return comms_freed(); }
+
+bool set_up(MPI_Comm comm) { return has_context(comm); }
+
+bool strong_progress() { return a2a::detail::strong_progress(); }
+
+void when_done(A2A_Request request, void (*done)(void* arg, int rc), void* arg) {
+  watch_operation(request, done, arg);
+}
 
 // The stats are written when asked (last_stats): this memory is cold.
 void served_by_library(bool alltoallv, long long blocks, long long bytes) {

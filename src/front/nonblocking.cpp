@@ -11,10 +11,13 @@
 #include <optional>
 #include <vector>
 
+#include <mutex>
+
 #include "a2a/a2a.h"
 #include "core/config.hpp"
 #include "front/pipeline.hpp"
 #include "front/plan.hpp"
+#include "front/progress.hpp"
 
 namespace a2a::detail {
 namespace {
@@ -43,7 +46,36 @@ struct Operation {
   // straight, as the blocking hot call runs on Prepared::hot_view.  Its
   // stats and scratch are this operation's.
   std::optional<UniformCall> view;
+  // Who is told when it is done (watch_operation): the shim completes the
+  // MPI request it handed out from there.
+  void (*on_done)(void*, int) = nullptr;
+  void* on_done_arg = nullptr;
+  bool watched = false;  // in the watch list
 };
+
+// The operations a watcher waits for, told from the progress hook
+// (advance_operations) once done.  Never destroyed: hooks may run at exit.
+struct WatchList {
+  std::mutex lock;
+  std::vector<Operation*> ops;
+};
+WatchList& watch_list() {
+  static auto* w = new WatchList;
+  return *w;
+}
+std::atomic<int> watched_count{0};
+void unwatch(Operation& op) {
+  WatchList& w = watch_list();
+  std::lock_guard<std::mutex> guard(w.lock);
+  for (Operation*& o : w.ops)
+    if (o == &op) {
+      o = w.ops.back();
+      w.ops.pop_back();
+      watched_count.fetch_sub(1, std::memory_order_relaxed);
+      break;
+    }
+  op.watched = false;
+}
 
 // Completed operations kept for the thread's next start (at most
 // kSpareOps): their scratch stays allocated (bounded by the largest call
@@ -118,6 +150,8 @@ void recycle(std::unique_ptr<Operation> op) {
   op->plan = nullptr;
   op->agreed = false;
   op->pending = false;
+  op->on_done = nullptr;
+  op->on_done_arg = nullptr;
   op->error.clear();
   spare.push_back(std::move(op));
 }
@@ -158,6 +192,7 @@ void run_until_wait(Operation& op) {
   if (!op.task.done() && !op.pending) {
     op.pending = true;
     pending_add(&op.state);
+    progress_kick();
   }
 }
 
@@ -268,6 +303,7 @@ int complete(A2A_Request* request, MPI_Status* status) {
   std::unique_ptr<Operation> op(operation(*request));
   *request = A2A_REQUEST_NULL;
   if (op->pending) pending_remove(&op->state);
+  if (op->watched) unwatch(*op);
   const int rc = op->task.value().code();
   ThreadState& ts = thread_state();
   ts.lazy = nullptr;  // replaced whole
@@ -287,9 +323,78 @@ int complete(A2A_Request* request, MPI_Status* status) {
   return explained(rc);
 }
 
+// The watchers of operations now done, told outside the list's lock (a
+// watcher may complete its MPI request, whose completion may free what it
+// watched).  Their watch ends here; completion stays A2A_Wait's.
+int tell_watchers() {
+  WatchList& w = watch_list();
+  std::unique_lock<std::mutex> guard(w.lock, std::defer_lock);
+  if (threads_multiple() ? !guard.try_lock() : false) return 0;
+  struct Tell {
+    void (*fn)(void*, int);
+    void* arg;
+    int rc;
+  };
+  constexpr int kTellAtOnce = 16;
+  Tell tell[kTellAtOnce];
+  int n = 0;
+  for (size_t i = 0; i < w.ops.size() && n < kTellAtOnce;) {
+    Operation& op = *w.ops[i];
+    if (!finished(op)) {
+      ++i;
+      continue;
+    }
+    tell[n++] = {op.on_done, op.on_done_arg, op.task.value().code()};
+    op.watched = false;
+    w.ops[i] = w.ops.back();
+    w.ops.pop_back();
+    watched_count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  if (guard.owns_lock()) guard.unlock();
+  for (int k = 0; k < n; ++k) tell[k].fn(tell[k].arg, tell[k].rc);
+  return n;
+}
+
 }  // namespace
 
 void release_spare_operations() { spare_ops().clear(); }
+
+void watch_operation(A2A_Request request, void (*done)(void*, int), void* arg) {
+  Operation& op = *operation(request);
+  op.on_done = done;
+  op.on_done_arg = arg;
+  if (finished(op)) {
+    done(arg, op.task.value().code());
+    return;
+  }
+  WatchList& w = watch_list();
+  {
+    std::lock_guard<std::mutex> guard(w.lock);
+    w.ops.push_back(&op);
+    op.watched = true;
+    watched_count.fetch_add(1, std::memory_order_relaxed);
+  }
+  progress_kick();
+}
+
+// Every pending operation stepped, the watchers of those done told: the
+// progress hook's body.  Nothing (at the cost of two loads) where nothing
+// is pending; nothing inside a step of this thread's (the hook runs in the
+// step's own MPI calls).
+Advanced advance_operations() {
+  if (pending_count.load(std::memory_order_relaxed) == 0 && watched_count.load(std::memory_order_relaxed) == 0)
+    return {};
+  bool& stepping = engine_thread.stepping;
+  if (stepping) return {0, true};
+  Advanced a;
+  a.busy = progress_pending_slow();
+  if (watched_count.load(std::memory_order_relaxed) != 0) {
+    stepping = true;
+    a.done = tell_watchers();
+    stepping = false;
+  }
+  return a;
+}
 
 }  // namespace a2a::detail
 

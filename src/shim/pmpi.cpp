@@ -22,16 +22,26 @@
 #include "a2a/a2a.hpp"
 #include "a2a/interpose.hpp"
 #include "first_call.hpp"
+#include "requests.hpp"
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>  // MPIX_Alltoall(v)_init, where Open MPI has its pcollreq extension
+#endif
 
 namespace {
 
+using a2a::shim::Kind;
+
 // A2A_VERBOSE=1: per communicator, what the shim served, printed at
-// MPI_Finalize by world rank 0 (its own view of each communicator); what
-// auto ran carries who decided, e.g. "spread-out[tuning]" or "tra:radix=2[model]".
+// MPI_Finalize by world rank 0 (its own view of each communicator): the
+// calls a2a ran, with who decided, e.g. "spread-out[tuning]" or
+// "tra:radix=2[model]", per collective and kind; the calls passed to the
+// library, and why.
 struct Served {
   long long calls = 0, bytes = 0;
   double seconds = 0;
   std::map<std::string, long long> algorithms;
+  long long by_a2a[2][3] = {};                    // [alltoallv][Kind]
+  std::map<std::string, long long> to_library;  // "alltoall nonblocking (why)"
 };
 std::mutex served_lock;
 std::map<MPI_Comm, Served>& served() {
@@ -39,23 +49,41 @@ std::map<MPI_Comm, Served>& served() {
   return s;
 }
 bool verbose() { return a2a::interpose::verbose(); }
+const char* const kKindName[] = {"blocking", "nonblocking", "persistent"};
 
+// The thread's last a2a call (or completed operation), in comm's summary.
+void count_last(Served& s, double seconds) {
+  A2A_Stats st;
+  A2A_Last_stats(&st);
+  ++s.calls;
+  s.bytes += st.bytes_sent > 0 ? st.bytes_sent : 0;
+  s.seconds += seconds;
+  const std::string by = A2A_Last_decided_by();
+  ++s.algorithms[by.empty() ? std::string(st.algorithm) : std::string(st.algorithm) + "[" + by + "]"];
+}
+
+void to_library(MPI_Comm comm, bool alltoallv, Kind kind, const char* why) {
+  if (!verbose()) return;
+  std::lock_guard<std::mutex> guard(served_lock);
+  ++served()[comm].to_library[std::string(alltoallv ? "alltoallv " : "alltoall ") + kKindName[int(kind)] + " (" +
+                              why + ")"];
+}
+
+// A blocking call, by a2a (library_why null) or by the library.
 template <class F>
-int served_call(MPI_Comm comm, F&& call) {
+int served_call(MPI_Comm comm, bool alltoallv, const char* library_why, F&& call) {
   if (!verbose()) return call();
   const double t0 = PMPI_Wtime();
   const int rc = call();
   const double dt = PMPI_Wtime() - t0;
   if (rc == MPI_ERR_COMM) return rc;  // not served: an intercommunicator, or no communicator
-  A2A_Stats st;
-  A2A_Last_stats(&st);
   std::lock_guard<std::mutex> guard(served_lock);
   Served& s = served()[comm];
-  ++s.calls;
-  s.bytes += st.bytes_sent > 0 ? st.bytes_sent : 0;
-  s.seconds += dt;
-  const std::string by = A2A_Last_decided_by();
-  ++s.algorithms[by.empty() ? std::string(st.algorithm) : std::string(st.algorithm) + "[" + by + "]"];
+  count_last(s, dt);
+  if (library_why)
+    ++s.to_library[std::string(alltoallv ? "alltoallv" : "alltoall") + " blocking (" + library_why + ")"];
+  else
+    ++s.by_a2a[alltoallv][int(Kind::blocking)];
   return rc;
 }
 
@@ -107,8 +135,9 @@ bool met(MPI_Comm comm) {
 extern "C" int MPI_Alltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm) {
   if (!met(comm) && a2a::shim::first_alltoall_to_library(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))
-    return served_call(comm, [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
-  const int rc = served_call(comm, [&] {
+    return served_call(comm, false, "first call under auto",
+                       [&] { return PMPI_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm); });
+  const int rc = served_call(comm, false, nullptr, [&] {
     return A2A_Alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr);
   });
   if (rc == MPI_ERR_COMM && inter(comm))
@@ -121,16 +150,130 @@ extern "C" int MPI_Alltoallv(const void* sendbuf, const int sendcounts[], const 
                              MPI_Comm comm) {
   if (!met(comm) && a2a::shim::first_alltoallv_to_library(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                               recvtype, comm))
-    return served_call(comm, [&] {
+    return served_call(comm, true, "first call under auto", [&] {
       return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
     });
-  const int rc = served_call(comm, [&] {
+  const int rc = served_call(comm, true, nullptr, [&] {
     return A2A_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                          nullptr);
   });
   if (rc == MPI_ERR_COMM && inter(comm))
     return PMPI_Alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm);
   return report(comm, rc);
+}
+
+namespace a2a::shim {
+void count_served(MPI_Comm comm, bool alltoallv, Kind kind) {
+  if (!verbose()) return;
+  std::lock_guard<std::mutex> guard(served_lock);
+  ++served()[comm].by_a2a[alltoallv][int(kind)];
+}
+void count_algorithm(MPI_Comm comm) {
+  std::lock_guard<std::mutex> guard(served_lock);
+  count_last(served()[comm], 0);
+}
+}  // namespace a2a::shim
+
+namespace {
+// Why a nonblocking or persistent call goes to the library; null where a2a
+// serves it: a progress hook advances a2a's operations inside the
+// program's MPI calls, and the communicator is set up (its first a2a call
+// is collective and blocking, which a start must not be).
+const char* library_reason(MPI_Comm comm) {
+  a2a::shim::reap();
+  if (!a2a::interpose::strong_progress()) return "no progress hook";
+  if (a2a::interpose::set_up(comm)) return nullptr;
+  return inter(comm) ? "intercommunicator" : "communicator not yet set up by a blocking call";
+}
+}  // namespace
+
+// Nonblocking: a2a's operation behind a generalized request that the
+// library's own waits and tests complete (requests.hpp).
+extern "C" int MPI_Ialltoall(const void* sendbuf, int sendcount, MPI_Datatype sendtype, void* recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request* request) {
+  if (const char* why = library_reason(comm)) {
+    to_library(comm, false, Kind::nonblocking, why);
+    return PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
+  }
+  A2A_Request op = A2A_REQUEST_NULL;
+  const int rc = A2A_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, nullptr, &op);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  return report(comm, a2a::shim::hand_out(op, comm, false, request));
+}
+
+extern "C" int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void* recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, MPI_Request* request) {
+  if (const char* why = library_reason(comm)) {
+    to_library(comm, true, Kind::nonblocking, why);
+    return PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                           request);
+  }
+  A2A_Request op = A2A_REQUEST_NULL;
+  const int rc = A2A_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                nullptr, &op);
+  if (rc != MPI_SUCCESS) return report(comm, rc);
+  return report(comm, a2a::shim::hand_out(op, comm, true, request));
+}
+
+// Persistent: a2a's plan behind a persistent request that MPI_Start and
+// MPI_Startall (below) start and the library's waits complete.
+namespace {
+template <class A2AInit, class LibraryInit>
+int persistent_init(MPI_Comm comm, bool alltoallv, MPI_Request* request, A2AInit a2a_init, LibraryInit library_init) {
+  if (const char* why = library_reason(comm)) {
+    to_library(comm, alltoallv, Kind::persistent, why);
+    return library_init();
+  }
+  A2A_Plan plan = nullptr;
+  if (const int rc = a2a_init(&plan)) return report(comm, rc);
+  return report(comm, a2a::shim::hand_out_plan(plan, comm, alltoallv, request));
+}
+}  // namespace
+
+#define A2A_PERSISTENT_ALLTOALL(name, library)                                                                   \
+  extern "C" int name(const void* sb, int sc, MPI_Datatype st, void* rb, int rc, MPI_Datatype rt, MPI_Comm comm, \
+                      MPI_Info info, MPI_Request* request) {                                                     \
+    return persistent_init(                                                                                      \
+        comm, false, request, [&](A2A_Plan* p) { return A2A_Alltoall_init(sb, sc, st, rb, rc, rt, comm, nullptr, p); }, \
+        [&] { return library(sb, sc, st, rb, rc, rt, comm, info, request); });                                   \
+  }
+#define A2A_PERSISTENT_ALLTOALLV(name, library)                                                                  \
+  extern "C" int name(const void* sb, const int sc[], const int sd[], MPI_Datatype st, void* rb, const int rc[], \
+                      const int rd[], MPI_Datatype rt, MPI_Comm comm, MPI_Info info, MPI_Request* request) {     \
+    return persistent_init(                                                                                      \
+        comm, true, request,                                                                                     \
+        [&](A2A_Plan* p) { return A2A_Alltoallv_init(sb, sc, sd, st, rb, rc, rd, rt, comm, nullptr, p); },        \
+        [&] { return library(sb, sc, sd, st, rb, rc, rd, rt, comm, info, request); });                           \
+  }
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+A2A_PERSISTENT_ALLTOALL(MPIX_Alltoall_init, PMPIX_Alltoall_init)
+A2A_PERSISTENT_ALLTOALLV(MPIX_Alltoallv_init, PMPIX_Alltoallv_init)
+#endif
+#if MPI_VERSION >= 4
+A2A_PERSISTENT_ALLTOALL(MPI_Alltoall_init, PMPI_Alltoall_init)
+A2A_PERSISTENT_ALLTOALLV(MPI_Alltoallv_init, PMPI_Alltoallv_init)
+#endif
+
+// Every persistent request passes here: one load where the shim made none.
+extern "C" int MPI_Start(MPI_Request* request) {
+  if (request && a2a::shim::is_plan(*request)) return a2a::shim::start_plan(request);
+  return PMPI_Start(request);
+}
+
+extern "C" int MPI_Startall(int count, MPI_Request requests[]) {
+  bool ours = false;
+  for (int i = 0; i < count && !ours; ++i) ours = a2a::shim::is_plan(requests[i]);
+  if (!ours) return PMPI_Startall(count, requests);
+  for (int i = 0; i < count; ++i)
+    if (const int rc = a2a::shim::is_plan(requests[i]) ? a2a::shim::start_plan(&requests[i]) : PMPI_Start(&requests[i]))
+      return rc;
+  return MPI_SUCCESS;
+}
+
+extern "C" int MPI_Request_free(MPI_Request* request) {
+  if (request && a2a::shim::is_plan(*request)) return a2a::shim::free_plan(request);
+  return PMPI_Request_free(request);
 }
 
 // A communicator whose first call went to the library carries no a2a
@@ -149,6 +292,7 @@ namespace {
 void prepare_world() {
   A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
   a2a::shim::warm_first_call();
+  a2a::interpose::strong_progress();  // the progress hook registered (A2A_VERBOSE prints which)
 }
 }  // namespace
 
@@ -181,15 +325,30 @@ extern "C" int MPI_Finalize(void) {
       // One write per line: stderr is unbuffered, and the launcher forwards
       // every write as it comes, so pieces would interleave with the
       // application's own output.
+      const char* name = comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "(derived)";
       char head[160];
-      std::snprintf(head, sizeof head, "a2a shim: communicator %s: %lld calls, %lld bytes sent by rank 0, %.6f s;",
-                    comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "(derived)", s.calls, s.bytes, s.seconds);
+      std::snprintf(head, sizeof head, "a2a shim: communicator %s: %lld calls, %lld bytes sent by rank 0, %.6f s;", name,
+                    s.calls, s.bytes, s.seconds);
       std::string line = head;
       for (const auto& [alg, n] : s.algorithms) line += " " + alg + " x" + std::to_string(n);
       line += '\n';
       std::fputs(line.c_str(), stderr);
+      // e.g. "a2a shim: communicator MPI_COMM_WORLD: a2a ran alltoall 1 blocking, 3 nonblocking,
+      // 100 persistent; the library ran alltoall blocking x1 (first call under auto)"
+      line = std::string("a2a shim: communicator ") + name + ": a2a ran";
+      for (int v = 0; v < 2; ++v) {
+        line += v ? "; alltoallv" : " alltoall";
+        for (int k = 0; k < 3; ++k) line += std::string(k ? ", " : " ") + std::to_string(s.by_a2a[v][k]) + " " + kKindName[k];
+      }
+      if (!s.to_library.empty()) {
+        line += "; the library ran";
+        for (const auto& [what, n] : s.to_library) line += " " + what + " x" + std::to_string(n);
+      }
+      line += '\n';
+      std::fputs(line.c_str(), stderr);
     }
   }
+  a2a::shim::finalize_requests();
   return PMPI_Finalize();
 }
 

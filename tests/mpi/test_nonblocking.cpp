@@ -174,6 +174,53 @@ TEST(Nonblocking, ThreeInFlightCompletedInAnyOrder) {
     }
 }
 
+// Strong progress (front/progress.hpp): where a hook is active, rank 0
+// sits in MPI_Recv, MPI_Probe or MPI_Barrier on another communicator while
+// its operation is pending, and the others reach that call only after their
+// A2A_Wait returned: it completes only where rank 0's part advances inside
+// the library's call.  Every registry row of both collectives.
+TEST(Nonblocking, BlockedRankAdvancesInsideTheLibrarysCalls) {
+  const int P = size_of(MPI_COMM_WORLD), rank = rank_of(MPI_COMM_WORLD);
+  if (a2a::progress_mode().rfind("none", 0) == 0) GTEST_SKIP() << a2a::progress_mode();
+  MPI_Comm other;
+  MPI_Comm_dup(MPI_COMM_WORLD, &other);
+  const std::vector<std::string> uni = specs(Collective::alltoall, P), var = specs(Collective::alltoallv, P);
+  for (size_t k = 0; k < std::max(uni.size(), var.size()); ++k)
+    for (int how = 0; how < 3; ++how)
+      for (int v = 0; v < 2; ++v) {
+        const std::string spec = v ? var[k % var.size()] : uni[k % uni.size()];
+        const std::string what = spec + " with rank 0 in " + (how == 0 ? "MPI_Recv" : how == 1 ? "MPI_Probe" : "MPI_Barrier");
+        Buffer s(int_layout(), 2LL * P), r(int_layout(), 2LL * P);
+        fill_send(s, 2, rank, P);
+        VCase vc(P, rank, static_cast<int>(k));
+        A2A_Request req;
+        ASSERT_EQ(v ? A2A_Ialltoallv(vc.sbuf.data(), vc.sc.data(), vc.sd.data(), MPI_INT, vc.rbuf.data(), vc.rc.data(),
+                                     vc.rd.data(), MPI_INT, MPI_COMM_WORLD, spec.c_str(), &req)
+                    : A2A_Ialltoall(s.data(), 2, MPI_INT, r.data(), 2, MPI_INT, MPI_COMM_WORLD, spec.c_str(), &req),
+                  MPI_SUCCESS)
+            << what;
+        int token = 0;
+        if (rank == 0) {
+          if (how == 0 && P > 1) MPI_Recv(&token, 1, MPI_INT, 1, 5, other, MPI_STATUS_IGNORE);
+          if (how == 1 && P > 1) {
+            MPI_Probe(1, 5, other, MPI_STATUS_IGNORE);
+            MPI_Recv(&token, 1, MPI_INT, 1, 5, other, MPI_STATUS_IGNORE);
+          }
+          if (how == 2) MPI_Barrier(other);
+          ASSERT_EQ(A2A_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS) << what;
+        } else {
+          ASSERT_EQ(A2A_Wait(&req, MPI_STATUS_IGNORE), MPI_SUCCESS) << what;
+          if (rank == 1 && how < 2) MPI_Send(&token, 1, MPI_INT, 0, 5, other);
+          if (how == 2) MPI_Barrier(other);
+        }
+        if (v)
+          EXPECT_EQ(vc.wrong(P, rank), 0) << what;
+        else
+          EXPECT_EQ(check_recv(r, 2, rank, P, what), 0);
+      }
+  MPI_Comm_free(&other);
+}
+
 // Operations that share a node's segment take it in start order on every
 // rank, also where one reaches its shm phase only after a wait (tuna-hier's
 // size exchange) and a later one at its start (clustered, tra2): a turn

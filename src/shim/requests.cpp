@@ -1,0 +1,219 @@
+// The requests the shim hands out for a2a's operations (requests.hpp).
+#include "requests.hpp"
+
+#include <atomic>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "a2a/interpose.hpp"
+
+namespace a2a::shim {
+namespace {
+
+std::mutex lock;  // the handshakes below, the plans' table, the orphans
+// Inside a watcher's call (the progress hook): the a2a operation must not
+// be completed here (A2A_Wait belongs outside the hook).
+thread_local bool telling = false;
+
+// One MPI_Ialltoall(v) served by a2a.
+struct Handed {
+  A2A_Request op = A2A_REQUEST_NULL;
+  MPI_Request greq = MPI_REQUEST_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  int rc = MPI_SUCCESS;
+  bool done = false;       // told by the hook (under `lock`)
+  bool freed = false;      // its free_fn ran before it could be completed
+  bool completed = false;  // A2A_Wait ran
+};
+std::vector<Handed*> orphans;  // freed by the program before their operation ended
+
+void complete(Handed& h) {
+  if (h.completed) return;
+  h.rc = A2A_Wait(&h.op, MPI_STATUS_IGNORE);
+  h.completed = true;
+  if (a2a::interpose::verbose()) count_algorithm(h.comm);
+}
+
+int query(void* state, MPI_Status* status) {
+  Handed& h = *static_cast<Handed*>(state);
+  if (!telling) complete(h);
+  MPI_Status_set_elements(status, MPI_BYTE, 0);
+  MPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_UNDEFINED;
+  status->MPI_TAG = MPI_UNDEFINED;
+  return h.rc;
+}
+
+int release(void* state) {
+  auto* h = static_cast<Handed*>(state);
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (telling || !h->done) {  // completed later, outside the hook (reap)
+      h->freed = true;
+      if (h->done) orphans.push_back(h);
+      return MPI_SUCCESS;
+    }
+  }
+  complete(*h);
+  delete h;
+  return MPI_SUCCESS;
+}
+
+int cancel(void*, int) { return MPI_SUCCESS; }  // an all-to-all is not cancelled
+
+// The hook: h's operation is done.  After MPI_Grequest_complete, h may be
+// gone (the program's wait, on another thread, frees it).
+void tell(void* state, int rc) {
+  auto* h = static_cast<Handed*>(state);
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    h->rc = rc;
+    h->done = true;
+    if (h->freed) orphans.push_back(h);
+  }
+  telling = true;
+  PMPI_Grequest_complete(h->greq);
+  telling = false;
+}
+
+// One persistent MPI_Alltoall(v)_init served by a2a: its request is a
+// persistent receive of the code of each start, sent by the hook.
+struct Planned {
+  A2A_Plan plan = nullptr;
+  A2A_Request op = A2A_REQUEST_NULL;
+  MPI_Comm comm = MPI_COMM_NULL;
+  bool alltoallv = false;
+  MPI_Request recv = MPI_REQUEST_NULL;
+  int tag = 0;
+  int code_in = MPI_SUCCESS, code_out = MPI_SUCCESS;
+  std::atomic<bool> told{false};
+};
+std::unordered_map<MPI_Request, Planned*> plans;
+std::atomic<int> plan_count{0};
+MPI_Comm self = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_SELF
+int next_tag = 0;
+constexpr int kTags = 32767;  // MPI_TAG_UB is at least this
+
+// Its start done: the code to the receive (a send to itself, matched at once).
+void tell_plan(void* state, int rc) {
+  auto* p = static_cast<Planned*>(state);
+  p->code_out = rc;
+  p->told = true;  // before the send: the receive's waiter may start the plan again at once
+  MPI_Request r;
+  if (PMPI_Isend(&p->code_out, 1, MPI_INT, 0, p->tag, self, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
+}
+
+Planned* find_plan(MPI_Request r) {
+  std::lock_guard<std::mutex> guard(lock);
+  const auto it = plans.find(r);
+  return it == plans.end() ? nullptr : it->second;
+}
+
+// The last start's operation completed (the program completed its request,
+// or is freeing it): its stats for the summary.
+int complete_start(Planned& p) {
+  if (p.op == A2A_REQUEST_NULL) return MPI_SUCCESS;
+  const int rc = A2A_Wait(&p.op, MPI_STATUS_IGNORE);
+  if (a2a::interpose::verbose()) count_algorithm(p.comm);
+  if (!p.told) tell_plan(&p, rc);  // completed before the hook told it: its receive still waits
+  return rc;
+}
+
+}  // namespace
+
+int hand_out(A2A_Request op, MPI_Comm comm, bool alltoallv, MPI_Request* request) {
+  auto* h = new Handed;
+  h->op = op;
+  h->comm = comm;
+  if (const int rc = PMPI_Grequest_start(query, release, cancel, h, &h->greq)) {
+    A2A_Wait(&h->op, MPI_STATUS_IGNORE);
+    delete h;
+    return rc;
+  }
+  *request = h->greq;  // before the hook may complete it
+  a2a::interpose::when_done(op, tell, h);
+  count_served(comm, alltoallv, Kind::nonblocking);
+  return MPI_SUCCESS;
+}
+
+int hand_out_plan(A2A_Plan plan, MPI_Comm comm, bool alltoallv, MPI_Request* request) {
+  auto* p = new Planned;
+  p->plan = plan;
+  p->comm = comm;
+  p->alltoallv = alltoallv;
+  int rc = MPI_SUCCESS;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (self == MPI_COMM_NULL) rc = PMPI_Comm_dup(MPI_COMM_SELF, &self);
+    p->tag = next_tag;
+    next_tag = (next_tag + 1) % kTags;
+  }
+  if (rc == MPI_SUCCESS) rc = PMPI_Recv_init(&p->code_in, 1, MPI_INT, 0, p->tag, self, &p->recv);
+  if (rc != MPI_SUCCESS) {
+    A2A_Plan_free(&p->plan);
+    delete p;
+    return rc;
+  }
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    plans[p->recv] = p;
+    plan_count.fetch_add(1, std::memory_order_relaxed);
+  }
+  *request = p->recv;
+  return MPI_SUCCESS;
+}
+
+bool is_plan(MPI_Request r) {
+  return plan_count.load(std::memory_order_relaxed) != 0 && r != MPI_REQUEST_NULL && find_plan(r);
+}
+
+int start_plan(MPI_Request* r) {
+  Planned& p = *find_plan(*r);
+  if (const int rc = complete_start(p)) return rc;  // the last start's error, reported by this one
+  if (const int rc = PMPI_Start(r)) return rc;
+  p.told = false;
+  if (const int rc = A2A_Istart(p.plan, &p.op)) {
+    tell_plan(&p, rc);  // its receive completes with the error's code
+    return rc;
+  }
+  a2a::interpose::when_done(p.op, tell_plan, &p);
+  count_served(p.comm, p.alltoallv, Kind::persistent);
+  return MPI_SUCCESS;
+}
+
+int free_plan(MPI_Request* r) {
+  Planned* p = find_plan(*r);
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    plans.erase(*r);
+    plan_count.fetch_sub(1, std::memory_order_relaxed);
+  }
+  const int rc = complete_start(*p);  // an active one is waited for
+  PMPI_Request_free(&p->recv);
+  A2A_Plan_free(&p->plan);
+  delete p;
+  *r = MPI_REQUEST_NULL;
+  return rc;
+}
+
+void reap() {
+  std::vector<Handed*> done;
+  {
+    std::lock_guard<std::mutex> guard(lock);
+    if (orphans.empty()) return;
+    done.swap(orphans);
+  }
+  for (Handed* h : done) {
+    complete(*h);
+    delete h;
+  }
+}
+
+void finalize_requests() {
+  reap();
+  std::lock_guard<std::mutex> guard(lock);
+  if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);
+}
+
+}  // namespace a2a::shim
