@@ -33,8 +33,8 @@ unsigned long long forgotten();
 // A2A_Comm_prepare): a call on it then makes no collective set-up.  Local.
 bool set_up(MPI_Comm comm);
 // Whether a2a's nonblocking operations advance inside any MPI call of the
-// process (a progress hook is active, a2a::progress_mode()): only then may
-// an interposer hand out requests that the MPI library completes.
+// process through the MPI library's own hook (a2a::progress_mode()): only
+// then may an interposer hand out requests that the MPI library completes.
 bool strong_progress();
 // done(arg, rc) once `request`'s operation is done (rc: its MPI code), from
 // inside whichever MPI call advanced it, or at once where it is done

@@ -393,6 +393,8 @@ Advanced advance_operations() {
     a.done = tell_watchers();
     stepping = false;
   }
+  // A watcher not told yet (its list busy on another thread) keeps it busy.
+  a.busy = a.busy || watched_count.load(std::memory_order_relaxed) != 0;
   return a;
 }
 

@@ -25,7 +25,7 @@ cat app.out app.err | tee app.log
 [ "$rc" -eq 0 ] || fail "the application exited with status $rc"
 
 # Rank 0's summary: "a2a shim: communicator C: N calls, ... s; alg xN alg xN".
-summary=$(grep '^a2a shim: communicator ' app.err)
+summary=$(grep '^a2a shim: communicator .* calls, ' app.err)
 calls=$(awk '{for (i = 1; i < NF; ++i) if ($(i + 1) == "calls,") s += $i} END {print s + 0}' <<<"$summary")
 [ "$calls" -gt 0 ] || fail "the shim served no MPI_Alltoall(v) call (is it preloaded, A2A_VERBOSE=1 passed?)"
 algs=$(sed 's/.* s;//' <<<"$summary" | tr ' ' '\n' | grep -v -e '^x[0-9]*$' -e '^$' | sort -u)
