@@ -36,7 +36,7 @@ std::string tuning_status();
 // What advances a2a's nonblocking operations between a2a's calls, e.g.
 // "opal_progress_register (Open MPI): a2a's operations advance inside any MPI
 // call", "thread (A2A_PROGRESS_THREAD=1, ...)" or "none: ... (weak
-// progress)" (docs/progress.md).  Found and registered on first use (MPI
+// progress)" (docs/progress.md).  Found on first use (MPI
 // initialised); A2A_VERBOSE=1 prints it then.
 std::string progress_mode();
 

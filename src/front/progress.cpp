@@ -66,11 +66,17 @@ ProgressOffer find_offer() {
   return o;
 }
 
+// Open MPI's callback, registered at the first operation that goes pending
+// (progress_kick): each turn of the library's progress loop calls it after.
+std::once_flag opal_registered;
+void register_opal() {
+  std::call_once(opal_registered, [] {
+    reinterpret_cast<OpalRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"))(opal_hook);
+  });
+}
+
 void activate(ProgressMode mode) {
-  if (mode == ProgressMode::opal) {
-    const auto reg = reinterpret_cast<OpalRegister>(dlsym(RTLD_DEFAULT, "opal_progress_register"));
-    reg(opal_hook);
-  } else if (mode == ProgressMode::thread) {
+  if (mode == ProgressMode::thread) {
     worker = new ProgressThread;
     worker->thread = std::thread(run_thread, std::ref(*worker));
   }
@@ -114,7 +120,9 @@ ProgressMode ensure_progress() {
 }
 
 void progress_kick() {
-  if (ensure_progress() != ProgressMode::thread) return;
+  const ProgressMode mode = ensure_progress();
+  if (mode == ProgressMode::opal) register_opal();
+  if (mode != ProgressMode::thread) return;
   {
     std::lock_guard<std::mutex> guard(worker->lock);
     worker->kicked = true;

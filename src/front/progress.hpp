@@ -9,8 +9,8 @@
 //   none    weak progress (MPICH without the thread, SMPI).
 // MPICH 4.3's MPIX_Async_start would serve as opal does; Debian 12 ships
 // 4.0.2, so it is not used until it can be run (docs/progress.md).
-// The shim serves MPI_Ialltoall(v) and the persistent calls only where one
-// is active (src/shim/pmpi.cpp).  docs/progress.md has the table.
+// The shim serves MPI_Ialltoall(v) and the persistent calls only where opal
+// is (src/shim/pmpi.cpp).  docs/progress.md has the table.
 #pragma once
 #include "a2a/a2a.h"
 
@@ -37,11 +37,12 @@ constexpr ProgressMode choose_progress(const ProgressOffer& o) {
 // (Open MPI): operations advance inside any MPI call".
 const char* progress_line(ProgressMode m, const ProgressOffer& o);
 
-// The active mechanism, found and registered on first use (MPI initialised;
-// once per process, never removed while MPI lives).
+// The active mechanism, found on first use (MPI initialised; once per
+// process, never removed while MPI lives).
 ProgressMode ensure_progress();
-inline bool strong_progress() { return ensure_progress() != ProgressMode::none; }
-// An operation went pending: the mechanism found (on the first), the thread woken.
+// An operation went pending: the mechanism found (on the first), Open MPI's
+// callback registered (on the first: until then the library's progress
+// loop pays nothing for it), the thread woken.
 void progress_kick();
 // MPI_Finalize: the thread ends before the library does.
 void stop_progress();
