@@ -28,9 +28,8 @@ unsigned long long forgotten() { return comms_freed(); }
 
 bool set_up(MPI_Comm comm) { return has_context(comm); }
 
-// The library's own hook only: with A2A_PROGRESS_THREAD's thread the shim's
-// program hung under MPICH 4.0.2 at P >= 2 on 2 cores (docs/progress.md),
-// so the shim leaves its calls to the library there.
+// The library's own hook only: A2A_PROGRESS_THREAD's thread does not serve
+// the shim (docs/progress.md).
 bool strong_progress() { return ensure_progress() == ProgressMode::opal; }
 
 void when_done(A2A_Request request, void (*done)(void* arg, int rc), void* arg) {

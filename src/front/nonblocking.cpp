@@ -8,10 +8,9 @@
 // for a2a's own alltoall algorithm, stays with the completed operation for
 // that thread's next start with the same arguments.
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
-
-#include <mutex>
 
 #include "a2a/a2a.h"
 #include "core/config.hpp"

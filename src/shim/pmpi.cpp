@@ -62,11 +62,15 @@ void count_last(Served& s, double seconds) {
   ++s.algorithms[by.empty() ? std::string(st.algorithm) : std::string(st.algorithm) + "[" + by + "]"];
 }
 
+// A call the library ran, e.g. "alltoall nonblocking (no progress hook)".
+std::string library_key(bool alltoallv, Kind kind, const char* why) {
+  return std::string(alltoallv ? "alltoallv " : "alltoall ") + kKindName[int(kind)] + " (" + why + ")";
+}
+
 void to_library(MPI_Comm comm, bool alltoallv, Kind kind, const char* why) {
   if (!verbose()) return;
   std::lock_guard<std::mutex> guard(served_lock);
-  ++served()[comm].to_library[std::string(alltoallv ? "alltoallv " : "alltoall ") + kKindName[int(kind)] + " (" +
-                              why + ")"];
+  ++served()[comm].to_library[library_key(alltoallv, kind, why)];
 }
 
 // A blocking call, by a2a (library_why null) or by the library.
@@ -81,7 +85,7 @@ int served_call(MPI_Comm comm, bool alltoallv, const char* library_why, F&& call
   Served& s = served()[comm];
   count_last(s, dt);
   if (library_why)
-    ++s.to_library[std::string(alltoallv ? "alltoallv" : "alltoall") + " blocking (" + library_why + ")"];
+    ++s.to_library[library_key(alltoallv, Kind::blocking, library_why)];
   else
     ++s.by_a2a[alltoallv][int(Kind::blocking)];
   return rc;
@@ -292,7 +296,7 @@ namespace {
 void prepare_world() {
   A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
   a2a::shim::warm_first_call();
-  a2a::interpose::strong_progress();  // the progress hook registered (A2A_VERBOSE prints which)
+  a2a::interpose::strong_progress();  // the progress mechanism found (A2A_VERBOSE prints which)
 }
 }  // namespace
 
@@ -334,7 +338,7 @@ extern "C" int MPI_Finalize(void) {
       line += '\n';
       std::fputs(line.c_str(), stderr);
       // e.g. "a2a shim: communicator MPI_COMM_WORLD: a2a ran alltoall 1 blocking, 3 nonblocking,
-      // 100 persistent; the library ran alltoall blocking x1 (first call under auto)"
+      // 100 persistent; ...; the library ran alltoall blocking (first call under auto) x1"
       line = std::string("a2a shim: communicator ") + name + ": a2a ran";
       for (int v = 0; v < 2; ++v) {
         line += v ? "; alltoallv" : " alltoall";
