@@ -302,7 +302,7 @@ int complete(A2A_Request* request, MPI_Status* status) {
   std::unique_ptr<Operation> op(operation(*request));
   *request = A2A_REQUEST_NULL;
   if (op->pending) pending_remove(&op->state);
-  if (op->watched) unwatch(*op);
+  if (op->on_done) unwatch(*op);  // also waits for a watcher being told now
   const int rc = op->task.value().code();
   ThreadState& ts = thread_state();
   ts.lazy = nullptr;  // replaced whole
@@ -322,36 +322,30 @@ int complete(A2A_Request* request, MPI_Status* status) {
   return explained(rc);
 }
 
-// The watchers of operations now done, told outside the list's lock (a
-// watcher may complete its MPI request, whose completion may free what it
-// watched).  Their watch ends here; completion stays A2A_Wait's.
+// The watchers of operations now done, told under the list's lock: an
+// A2A_Wait on another thread (unwatch) returns only once its watcher is
+// told, so what the watcher was given outlives the telling.  Their watch
+// ends here; completion stays A2A_Wait's (a watcher completes only an MPI
+// request, and the shim's guard keeps a completion it triggers off a2a).
 int tell_watchers() {
   WatchList& w = watch_list();
   std::unique_lock<std::mutex> guard(w.lock, std::defer_lock);
-  if (threads_multiple() ? !guard.try_lock() : false) return 0;
-  struct Tell {
-    void (*fn)(void*, int);
-    void* arg;
-    int rc;
-  };
-  constexpr int kTellAtOnce = 16;
-  Tell tell[kTellAtOnce];
-  int n = 0;
-  for (size_t i = 0; i < w.ops.size() && n < kTellAtOnce;) {
+  if (threads_multiple() && !guard.try_lock()) return 0;
+  int told = 0;
+  for (size_t i = 0; i < w.ops.size();) {
     Operation& op = *w.ops[i];
     if (!finished(op)) {
       ++i;
       continue;
     }
-    tell[n++] = {op.on_done, op.on_done_arg, op.task.value().code()};
     op.watched = false;
     w.ops[i] = w.ops.back();
     w.ops.pop_back();
     watched_count.fetch_sub(1, std::memory_order_relaxed);
+    op.on_done(op.on_done_arg, op.task.value().code());
+    ++told;
   }
-  if (guard.owns_lock()) guard.unlock();
-  for (int k = 0; k < n; ++k) tell[k].fn(tell[k].arg, tell[k].rc);
-  return n;
+  return told;
 }
 
 }  // namespace

@@ -225,7 +225,9 @@ extern "C" int MPI_Ialltoallv(const void* sendbuf, const int sendcounts[], const
 namespace {
 template <class A2AInit, class LibraryInit>
 int persistent_init(MPI_Comm comm, bool alltoallv, MPI_Request* request, A2AInit a2a_init, LibraryInit library_init) {
-  if (const char* why = library_reason(comm)) {
+  const char* why = library_reason(comm);
+  if (!why && !a2a::shim::requests_open()) why = "MPI_Init not seen by the shim";
+  if (why) {
     to_library(comm, alltoallv, Kind::persistent, why);
     return library_init();
   }
@@ -296,7 +298,9 @@ namespace {
 void prepare_world() {
   A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
   a2a::shim::warm_first_call();
-  a2a::interpose::strong_progress();  // the progress mechanism found (A2A_VERBOSE prints which)
+  // The progress mechanism found (A2A_VERBOSE prints which); where there is
+  // one, the persistent requests' communicator (collective: here or never).
+  if (a2a::interpose::strong_progress()) a2a::shim::open_requests();
 }
 }  // namespace
 

@@ -87,11 +87,18 @@ struct Planned {
   MPI_Request recv = MPI_REQUEST_NULL;
   int tag = 0;
   int code_in = MPI_SUCCESS, code_out = MPI_SUCCESS;
+  bool alone = false;  // a communicator of one rank
   std::atomic<bool> told{false};
 };
 std::unordered_map<MPI_Request, Planned*> plans;
 std::atomic<int> plan_count{0};
-MPI_Comm self = MPI_COMM_NULL;  // a private duplicate of MPI_COMM_SELF
+// The receives' private duplicate of MPI_COMM_WORLD (open_requests), each
+// receive matched by a send to this process's own rank.  Not a duplicate of
+// MPI_COMM_SELF: MPICH 4.0.2 completes a message on a one-rank
+// communicator sent by another thread (A2A_PROGRESS_THREAD's) without
+// waking an MPI_Wait that already waits for it (docs/progress.md).
+MPI_Comm own = MPI_COMM_NULL;
+int own_rank = 0;
 int next_tag = 0;
 constexpr int kTags = 32767;  // MPI_TAG_UB is at least this
 
@@ -101,7 +108,7 @@ void tell_plan(void* state, int rc) {
   p->code_out = rc;
   p->told = true;  // before the send: the receive's waiter may start the plan again at once
   MPI_Request r;
-  if (PMPI_Isend(&p->code_out, 1, MPI_INT, 0, p->tag, self, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
+  if (PMPI_Isend(&p->code_out, 1, MPI_INT, own_rank, p->tag, own, &r) == MPI_SUCCESS) PMPI_Request_free(&r);
 }
 
 Planned* find_plan(MPI_Request r) {
@@ -116,7 +123,9 @@ int complete_start(Planned& p) {
   if (p.op == A2A_REQUEST_NULL) return MPI_SUCCESS;
   const int rc = A2A_Wait(&p.op, MPI_STATUS_IGNORE);
   if (a2a::interpose::verbose()) count_algorithm(p.comm);
-  if (!p.told) tell_plan(&p, rc);  // completed before the hook told it: its receive still waits
+  // Not told by the hook (A2A_Wait returns after a telling in progress):
+  // its receive still waits.
+  if (!p.told) tell_plan(&p, rc);
   return rc;
 }
 
@@ -142,14 +151,15 @@ int hand_out_plan(A2A_Plan plan, MPI_Comm comm, bool alltoallv, MPI_Request* req
   p->plan = plan;
   p->comm = comm;
   p->alltoallv = alltoallv;
-  int rc = MPI_SUCCESS;
+  int ranks = 0;
+  PMPI_Comm_size(comm, &ranks);
+  p->alone = ranks == 1;
   {
     std::lock_guard<std::mutex> guard(lock);
-    if (self == MPI_COMM_NULL) rc = PMPI_Comm_dup(MPI_COMM_SELF, &self);
     p->tag = next_tag;
     next_tag = (next_tag + 1) % kTags;
   }
-  if (rc == MPI_SUCCESS) rc = PMPI_Recv_init(&p->code_in, 1, MPI_INT, 0, p->tag, self, &p->recv);
+  const int rc = PMPI_Recv_init(&p->code_in, 1, MPI_INT, own_rank, p->tag, own, &p->recv);
   if (rc != MPI_SUCCESS) {
     A2A_Plan_free(&p->plan);
     delete p;
@@ -177,7 +187,12 @@ int start_plan(MPI_Request* r) {
     tell_plan(&p, rc);  // its receive completes with the error's code
     return rc;
   }
-  a2a::interpose::when_done(p.op, tell_plan, &p);
+  // One rank waits for no other: its start completes it, and this thread
+  // sends the message (see `own`: with one rank, `own` may be one too).
+  if (p.alone)
+    complete_start(p);
+  else
+    a2a::interpose::when_done(p.op, tell_plan, &p);
   count_served(p.comm, p.alltoallv, Kind::persistent);
   return MPI_SUCCESS;
 }
@@ -189,7 +204,8 @@ int free_plan(MPI_Request* r) {
     plans.erase(*r);
     plan_count.fetch_sub(1, std::memory_order_relaxed);
   }
-  const int rc = complete_start(*p);  // an active one is waited for
+  const int rc = complete_start(*p);  // an active one is waited for, and told
+  PMPI_Wait(&p->recv, MPI_STATUS_IGNORE);  // its message in before its buffer goes
   PMPI_Request_free(&p->recv);
   A2A_Plan_free(&p->plan);
   delete p;
@@ -210,10 +226,16 @@ void reap() {
   }
 }
 
+int open_requests() {
+  if (const int rc = PMPI_Comm_dup(MPI_COMM_WORLD, &own)) return rc;
+  return PMPI_Comm_rank(own, &own_rank);
+}
+
+bool requests_open() { return own != MPI_COMM_NULL; }
+
 void finalize_requests() {
   reap();
-  std::lock_guard<std::mutex> guard(lock);
-  if (self != MPI_COMM_NULL) PMPI_Comm_free(&self);
+  if (own != MPI_COMM_NULL) PMPI_Comm_free(&own);
 }
 
 }  // namespace a2a::shim

@@ -6,7 +6,7 @@
 //                the hook when the operation is done; its query completes
 //                the a2a operation (A2A_Wait) inside the program's wait;
 //   persistent   a persistent receive on a private duplicate of
-//                MPI_COMM_SELF: MPI_Start (wrapped) starts it and the plan
+//                MPI_COMM_WORLD: MPI_Start (wrapped) starts it and the plan
 //                (A2A_Istart), and the hook sends it a message when the
 //                operation is done, so the library's wait completes it.
 #pragma once
@@ -23,6 +23,12 @@ void count_algorithm(MPI_Comm comm);  // the thread's last a2a stats, for comm's
 
 // `op` (just started) behind a new generalized request in *request.
 int hand_out(A2A_Request op, MPI_Comm comm, bool alltoallv, MPI_Request* request);
+
+// MPI_Init (collective): the persistent requests' communicator made;
+// until then (a Fortran program's MPI_INIT reaches PMPI_Init directly)
+// persistent calls go to the library.
+int open_requests();
+bool requests_open();
 
 // A persistent request of `plan` in *request.
 int hand_out_plan(A2A_Plan plan, MPI_Comm comm, bool alltoallv, MPI_Request* request);
