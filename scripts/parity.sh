@@ -26,6 +26,11 @@
 #             the trial's calls are not timed);
 #             and every one of auto's first 100 calls per size (-x 0,
 #             means; 5 processes at P = 2), its trial included
+#   shim_nb   the shim's MPI_Ialltoall + MPI_Wait against its blocking call, and
+#             its overlap against the library's own MPI_Ialltoall (libNBC),
+#             MPI_Test every 10 us of compute (a2a bench --nonblocking --shim)
+#             for tra, shm and auto at P = 2 and 4, 16 B .. 1 MiB, with
+#             single copy (CMA) and without
 #   overhead_vs  the overhead phase's runs alternating with the same runs on
 #             another build's library (A2A_BASE=dir holding liba2a.so, default
 #             /tmp/base/build), this build's bench for both, 3 each, for
@@ -74,6 +79,18 @@ tune() {
   for np in 2 4 8 16; do
     mpirun -np "$np" $a2a tune -m 16:262144 --step 2 -i 60 -x 3 -q --merge -o "$out/tuning.json" |
       tee "$out/tune-p$np.txt"
+  done
+}
+
+shim_nb() {
+  for np in 2 4; do
+    for spec in tra shm auto; do
+      for copy in cma none; do
+        A2A_ALLTOALL=$spec mpirun -np "$np" --mca btl_vader_single_copy_mechanism $copy \
+          $a2a bench --nonblocking --shim -a "$spec" -m 16:1048576 -i 50 -x 5 -c --csv "$out/shim-nb-p$np-$spec-$copy.csv" |
+          tee "$out/shim-nb-p$np-$spec-$copy.txt"
+      done
+    done
   done
 }
 

@@ -47,6 +47,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -64,6 +65,16 @@
 #include "workload/workload.hpp"
 
 namespace {
+
+// liba2a_pmpi.so of this build (beside the program) or of its install (../lib).
+std::string shim_beside_this_program() {
+  std::error_code ec;
+  const std::filesystem::path dir = std::filesystem::read_symlink("/proc/self/exe", ec).parent_path();
+  for (const auto& p : {dir / "liba2a_pmpi.so", dir / ".." / "lib" / "liba2a_pmpi.so"})
+    if (std::filesystem::exists(p, ec)) return p.string();
+  return "liba2a_pmpi.so";  // the loader's search path
+}
+
 
 using a2a::tools::Case;
 using a2a::tools::count_wrong;
@@ -293,6 +304,12 @@ int run_bench(const std::vector<std::string>& raw) {
   app.add_option("--test-interval", test_interval,
                  "--nonblocking: microseconds of compute between tests (A2A_Test; MPI_Test for native); 0: none")
       ->check(CLI::NonNegativeNumber);
+  std::string shim;
+  app.add_option("--shim", shim,
+                 "--nonblocking: also the PMPI shim's MPI_Ialltoall(v) (tested with MPI_Test) and its blocking "
+                 "call, running A2A_ALLTOALL(V); the shim's library (default: liba2a_pmpi.so beside this program, "
+                 "or in ../lib)")
+      ->expected(0, 1);
   std::string device = "host";
   app.add_option("--device", device,
                  "host, or cuda: device buffers (cuda-ipc's paths, host-staged MPI, the one-kernel floor; "
@@ -386,6 +403,7 @@ int run_bench(const std::vector<std::string>& raw) {
     o.algs = algs;
     o.csv = csv;
     o.json = json;
+    if (app.count("--shim")) o.shim = shim.empty() ? shim_beside_this_program() : shim;
     const int status = run_bench_overlap(o);
     MPI_Finalize();
     return status;

@@ -14,6 +14,10 @@ struct OverlapBenchOptions {
   double test_interval_us = 10;  // A2A_Test (MPI_Test for native) every this much compute; 0: none
   bool validate = false;
   std::vector<std::string> algs;  // the rows: a2a's specs ("i/" optional) and native (the library's own)
+  // --shim: the PMPI shim (this path, dlopen'ed) adds two rows, its
+  // MPI_Ialltoall(v) and its blocking MPI_Alltoall(v), running
+  // A2A_ALLTOALL(V)'s algorithm; empty: none.
+  std::string shim;
   std::string csv, json;
 };
 

@@ -182,6 +182,34 @@ def overhead_vs(d, name):
     return out
 
 
+def shim_nb(d):
+    """The shim's MPI_Ialltoall + MPI_Wait over its blocking MPI_Alltoall
+    (pure times, geometric mean over the sizes, the worst, and over 64 KiB ..
+    1 MiB), and the mean overlap over the sizes of the shim's call, a2a's
+    own A2A_Ialltoall and the library's MPI_Ialltoall (shim-nb-*.csv)."""
+    paths = sorted(glob.glob(os.path.join(d, "shim-nb-p*-*-*.csv")))
+    if not paths:
+        return None
+    out = [["P", "single copy", "algorithm", "nonblocking / blocking: gm (worst, at)", "gm 64 KiB .. 1 MiB",
+            "overlap: shim", "a2a's own", "the library's"]]
+    keyed = []
+    for path in paths:
+        np_, spec, copy = re.match(r"shim-nb-p(\d+)-(.+)-(cma|none)\.csv", os.path.basename(path)).groups()
+        by = {}
+        for r in rows_of(path):
+            by.setdefault(r["algorithm"], {})[int(r["bytes"])] = r
+        nb, bl = by["shim:" + spec], by["shim-blocking:" + spec]
+        ratios = {m: float(nb[m]["pure_us"]) / float(bl[m]["pure_us"]) for m in nb}
+        worst = max(ratios, key=ratios.get)
+        large = [v for m, v in ratios.items() if m >= 65536]
+        mean = lambda rows: sum(float(r["overlap_pct"]) for r in rows.values()) / len(rows)
+        keyed.append(((int(np_), copy != "cma", ["tra", "shm", "auto"].index(spec) if spec in ("tra", "shm", "auto") else 9),
+                      [np_, "CMA" if copy == "cma" else "none", spec,
+                       f"{gm(list(ratios.values())):.2f} ({ratios[worst]:.2f}, {size(worst)})", f"{gm(large):.2f}",
+                       f"{mean(nb):.1f} %", f"{mean(by[spec]):.1f} %", f"{mean(by['native']):.1f} %"]))
+    return out + [row for _, row in sorted(keyed)]
+
+
 def write(path, rows):
     if rows is None:
         print(f"{path}: no runs, not written")
@@ -204,6 +232,7 @@ def main():
     write(os.path.join(args.out, "parity-overhead.csv"), overhead_vs(args.dir, "overhead"))
     write(os.path.join(args.out, "parity-overheadv.csv"), overhead_vs(args.dir, "overheadv"))
     write(os.path.join(args.out, "parity-apps.csv"), apps(args.dir))
+    write(os.path.join(args.out, "parity-shim-nb.csv"), shim_nb(args.dir))
 
 
 if __name__ == "__main__":

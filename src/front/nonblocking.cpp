@@ -55,8 +55,11 @@ struct Operation {
 // The operations a watcher waits for, told from the progress hook
 // (advance_operations) once done.  Never destroyed: hooks may run at exit.
 struct WatchList {
-  std::mutex lock;
+  std::mutex lock;  // taken only at MPI_THREAD_MULTIPLE (else one thread calls MPI, hooks included)
   std::vector<Operation*> ops;
+  std::unique_lock<std::mutex> guard() {
+    return threads_multiple() ? std::unique_lock<std::mutex>(lock) : std::unique_lock<std::mutex>();
+  }
 };
 WatchList& watch_list() {
   static auto* w = new WatchList;
@@ -65,7 +68,7 @@ WatchList& watch_list() {
 std::atomic<int> watched_count{0};
 void unwatch(Operation& op) {
   WatchList& w = watch_list();
-  std::lock_guard<std::mutex> guard(w.lock);
+  const auto guard = w.guard();
   for (Operation*& o : w.ops)
     if (o == &op) {
       o = w.ops.back();
@@ -362,7 +365,7 @@ void watch_operation(A2A_Request request, void (*done)(void*, int), void* arg) {
   }
   WatchList& w = watch_list();
   {
-    std::lock_guard<std::mutex> guard(w.lock);
+    const auto guard = w.guard();
     w.ops.push_back(&op);
     op.watched = true;
     watched_count.fetch_add(1, std::memory_order_relaxed);

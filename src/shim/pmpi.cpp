@@ -417,6 +417,27 @@ void fortran_alltoallv(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, c
   if (ierr) *ierr = rc_;
 }
 
+void fortran_ialltoall(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,
+                       const MPI_Fint* rt, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc_ = MPI_Ialltoall(fortran_buffer(sb), *sc, MPI_Type_f2c(*st), const_cast<void*>(fortran_buffer(rb)), *rc,
+                                MPI_Type_f2c(*rt), MPI_Comm_f2c(*comm), &r);
+  if (rc_ == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  if (ierr) *ierr = rc_;
+}
+
+void fortran_ialltoallv(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,
+                        const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,
+                        MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const int rc_ = MPI_Ialltoallv(fortran_buffer(sb), reinterpret_cast<const int*>(sc), reinterpret_cast<const int*>(sd),
+                                 MPI_Type_f2c(*st), const_cast<void*>(fortran_buffer(rb)),
+                                 reinterpret_cast<const int*>(rc), reinterpret_cast<const int*>(rd), MPI_Type_f2c(*rt),
+                                 MPI_Comm_f2c(*comm), &r);
+  if (rc_ == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  if (ierr) *ierr = rc_;
+}
+
 }  // namespace
 
 #define A2A_FORTRAN_ALLTOALL(name)                                                                        \
@@ -443,3 +464,32 @@ A2A_FORTRAN_ALLTOALLV(mpi_alltoallv__)
 A2A_FORTRAN_ALLTOALLV(MPI_ALLTOALLV)
 A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08)
 A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
+
+// MPI_IALLTOALL(V): served as the C calls are (the library's own waits
+// complete the request).  The persistent calls stay the library's from
+// Fortran: their requests need the communicator the shim makes in MPI_Init,
+// and Fortran's MPI_INIT reaches PMPI_Init directly (docs/progress.md).
+#define A2A_FORTRAN_IALLTOALL(name)                                                                        \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,  \
+                       const MPI_Fint* rt, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {        \
+    fortran_ialltoall(sb, sc, st, rb, rc, rt, comm, request, ierr);                                          \
+  }
+#define A2A_FORTRAN_IALLTOALLV(name)                                                                          \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,    \
+                       const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,        \
+                       MPI_Fint* request, MPI_Fint* ierr) {                                                     \
+    fortran_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request, ierr);                                    \
+  }
+
+A2A_FORTRAN_IALLTOALL(mpi_ialltoall)
+A2A_FORTRAN_IALLTOALL(mpi_ialltoall_)
+A2A_FORTRAN_IALLTOALL(mpi_ialltoall__)
+A2A_FORTRAN_IALLTOALL(MPI_IALLTOALL)
+A2A_FORTRAN_IALLTOALL(mpi_ialltoall_f08)
+A2A_FORTRAN_IALLTOALL(mpi_ialltoall_f08_)
+A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv)
+A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_)
+A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv__)
+A2A_FORTRAN_IALLTOALLV(MPI_IALLTOALLV)
+A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_f08)
+A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_f08_)

@@ -27,6 +27,12 @@ struct Handed {
   bool completed = false;  // A2A_Wait ran
 };
 std::vector<Handed*> orphans;  // freed by the program before their operation ended
+std::atomic<int> orphan_count{0};  // reap's look without the lock
+
+void add_orphan(Handed* h) {  // under `lock`
+  orphans.push_back(h);
+  orphan_count.fetch_add(1, std::memory_order_relaxed);
+}
 
 void complete(Handed& h) {
   if (h.completed) return;
@@ -51,7 +57,7 @@ int release(void* state) {
     std::lock_guard<std::mutex> guard(lock);
     if (telling || !h->done) {  // completed later, outside the hook (reap)
       h->freed = true;
-      if (h->done) orphans.push_back(h);
+      if (h->done) add_orphan(h);
       return MPI_SUCCESS;
     }
   }
@@ -70,7 +76,7 @@ void tell(void* state, int rc) {
     std::lock_guard<std::mutex> guard(lock);
     h->rc = rc;
     h->done = true;
-    if (h->freed) orphans.push_back(h);
+    if (h->freed) add_orphan(h);
   }
   telling = true;
   PMPI_Grequest_complete(h->greq);
@@ -214,11 +220,12 @@ int free_plan(MPI_Request* r) {
 }
 
 void reap() {
+  if (orphan_count.load(std::memory_order_relaxed) == 0) return;
   std::vector<Handed*> done;
   {
     std::lock_guard<std::mutex> guard(lock);
-    if (orphans.empty()) return;
     done.swap(orphans);
+    orphan_count.store(0, std::memory_order_relaxed);
   }
   for (Handed* h : done) {
     complete(*h);
