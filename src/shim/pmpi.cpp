@@ -17,6 +17,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "a2a/a2a.h"
 #include "a2a/a2a.hpp"
@@ -101,33 +102,40 @@ int report(MPI_Comm comm, int rc) {
   return rc;
 }
 
+// A thread's last few communicators of some kind, found with a few
+// compares, also where a program alternates communicators (FFTW's forward
+// and backward plans).  A freed communicator's handle may come back for a
+// new one: a ring starts over once a2a saw one freed.
+// initial-exec: read from the thread pointer, no call to the loader (a
+// preloaded or linked shim has static TLS; 88 bytes a ring).
+constexpr int kRing = 8;
+struct CommRing {
+  MPI_Comm comms[kRing];
+  int next;
+  unsigned long long freed;
+  bool has(MPI_Comm comm) {
+    if (const unsigned long long now = a2a::interpose::forgotten(); now != freed) {
+      for (MPI_Comm& c : comms) c = MPI_COMM_NULL;
+      freed = now;
+    }
+    for (MPI_Comm c : comms)
+      if (c == comm) return true;
+    return false;
+  }
+  void add(MPI_Comm comm) {
+    comms[next] = comm;
+    next = (next + 1) % kRing;
+  }
+};
+
 // A communicator's first call under auto goes to the library untouched
 // (a2a would run native on it anyway, after its set-up: 5-10 us on cold
 // code); its errors are the library's, as without the shim.  The
-// communicators of this thread's last few calls have been met: a few
-// compares spare the common call the asking, also where a program
-// alternates communicators (FFTW's forward and backward plans).  A freed
-// communicator's handle may come back for a new one: the ring starts over
-// once a2a saw one freed.
-// initial-exec: the ring is read from the thread pointer, no call to the
-// loader (a preloaded or linked shim has static TLS; 88 bytes).
-constexpr int kMetRing = 8;
-struct MetRing {
-  MPI_Comm comms[kMetRing];
-  int next;
-  unsigned long long freed;
-};
-thread_local MetRing met_ring __attribute__((tls_model("initial-exec")));
+// communicators of this thread's last few calls have been met.
+thread_local CommRing met_ring __attribute__((tls_model("initial-exec")));
 bool met(MPI_Comm comm) {
-  MetRing& r = met_ring;
-  if (const unsigned long long freed = a2a::interpose::forgotten(); freed != r.freed) {
-    for (MPI_Comm& c : r.comms) c = MPI_COMM_NULL;
-    r.freed = freed;
-  }
-  for (MPI_Comm c : r.comms)
-    if (c == comm) return true;
-  r.comms[r.next] = comm;
-  r.next = (r.next + 1) % kMetRing;
+  if (met_ring.has(comm)) return true;
+  met_ring.add(comm);
   return false;
 }
 
@@ -183,10 +191,17 @@ namespace {
 // serves it: a progress hook advances a2a's operations inside the
 // program's MPI calls, and the communicator is set up (its first a2a call
 // is collective and blocking, which a start must not be).
+// The communicators this thread found set up (a2a's own lookup follows in
+// its call: the ring spares the second).
+thread_local CommRing set_up_ring __attribute__((tls_model("initial-exec")));
 const char* library_reason(MPI_Comm comm) {
   a2a::shim::reap();
   if (!a2a::interpose::strong_progress()) return "no progress hook";
-  if (a2a::interpose::set_up(comm)) return nullptr;
+  if (set_up_ring.has(comm)) return nullptr;
+  if (a2a::interpose::set_up(comm)) {
+    set_up_ring.add(comm);
+    return nullptr;
+  }
   return inter(comm) ? "intercommunicator" : "communicator not yet set up by a blocking call";
 }
 }  // namespace
@@ -260,6 +275,20 @@ A2A_PERSISTENT_ALLTOALLV(MPIX_Alltoallv_init, PMPIX_Alltoallv_init)
 A2A_PERSISTENT_ALLTOALL(MPI_Alltoall_init, PMPI_Alltoall_init)
 A2A_PERSISTENT_ALLTOALLV(MPI_Alltoallv_init, PMPI_Alltoallv_init)
 #endif
+// The library's own, for Fortran's persistent calls passed to it.
+#if MPI_VERSION >= 4
+#define A2A_PERSISTENT_CALLS 1
+namespace {
+constexpr auto library_alltoall_init = PMPI_Alltoall_init;
+constexpr auto library_alltoallv_init = PMPI_Alltoallv_init;
+}  // namespace
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define A2A_PERSISTENT_CALLS 1
+namespace {
+constexpr auto library_alltoall_init = PMPIX_Alltoall_init;
+constexpr auto library_alltoallv_init = PMPIX_Alltoallv_init;
+}  // namespace
+#endif
 
 // Every persistent request passes here: one load where the shim made none.
 extern "C" int MPI_Start(MPI_Request* request) {
@@ -295,7 +324,11 @@ extern "C" int MPI_Comm_disconnect(MPI_Comm* comm) {
 }
 
 namespace {
+// Once, whichever init came first (a Fortran binding may call the C one).
 void prepare_world() {
+  static bool prepared = false;
+  if (prepared) return;
+  prepared = true;
   A2A_Comm_prepare(MPI_COMM_WORLD);  // an error here resurfaces at the first call
   a2a::shim::warm_first_call();
   // The progress mechanism found (A2A_VERBOSE prints which); where there is
@@ -319,7 +352,13 @@ extern "C" int MPI_Init_thread(int* argc, char*** argv, int required, int* provi
   return rc;
 }
 
-extern "C" int MPI_Finalize(void) {
+namespace {
+// Before the library's finalize (C or Fortran): the summary, the shim's
+// requests' communicator freed.  Once.
+void finish() {
+  static bool finished = false;
+  if (finished) return;
+  finished = true;
   int rank = 0;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   if (rank == 0) {  // a refused tuning file is worth a line even when not verbose
@@ -357,6 +396,11 @@ extern "C" int MPI_Finalize(void) {
     }
   }
   a2a::shim::finalize_requests();
+}
+}  // namespace
+
+extern "C" int MPI_Finalize(void) {
+  finish();
   return PMPI_Finalize();
 }
 
@@ -466,9 +510,7 @@ A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08)
 A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
 
 // MPI_IALLTOALL(V): served as the C calls are (the library's own waits
-// complete the request).  The persistent calls stay the library's from
-// Fortran: their requests need the communicator the shim makes in MPI_Init,
-// and Fortran's MPI_INIT reaches PMPI_Init directly (docs/progress.md).
+// complete the request).
 #define A2A_FORTRAN_IALLTOALL(name)                                                                        \
   extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,  \
                        const MPI_Fint* rt, const MPI_Fint* comm, MPI_Fint* request, MPI_Fint* ierr) {        \
@@ -480,16 +522,138 @@ A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
                        MPI_Fint* request, MPI_Fint* ierr) {                                                     \
     fortran_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request, ierr);                                    \
   }
+// Every Fortran name of one entry point: mpif.h / `use mpi` under each
+// mangling, and Open MPI's `use mpi_f08` names.
+#define A2A_FORTRAN_NAMES(macro, lower, upper) \
+  macro(lower) macro(lower##_) macro(lower##__) macro(upper) macro(lower##_f08) macro(lower##_f08_)
 
-A2A_FORTRAN_IALLTOALL(mpi_ialltoall)
-A2A_FORTRAN_IALLTOALL(mpi_ialltoall_)
-A2A_FORTRAN_IALLTOALL(mpi_ialltoall__)
-A2A_FORTRAN_IALLTOALL(MPI_IALLTOALL)
-A2A_FORTRAN_IALLTOALL(mpi_ialltoall_f08)
-A2A_FORTRAN_IALLTOALL(mpi_ialltoall_f08_)
-A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv)
-A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_)
-A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv__)
-A2A_FORTRAN_IALLTOALLV(MPI_IALLTOALLV)
-A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_f08)
-A2A_FORTRAN_IALLTOALLV(mpi_ialltoallv_f08_)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_IALLTOALL, mpi_ialltoall, MPI_IALLTOALL)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_IALLTOALLV, mpi_ialltoallv, MPI_IALLTOALLV)
+
+// MPI_INIT(_THREAD) and MPI_FINALIZE: the library's own Fortran binding
+// (found next in the lookup order, so that its Fortran set-up runs:
+// MPICH's sentinels), after or before what the C calls add.
+namespace {
+// (A Fortran 2008 ierror is optional: a null pointer where left out.)
+template <class Init, class... A>
+void fortran_init(Init next, MPI_Fint* ierr, A... args) {
+  MPI_Fint rc = MPI_ERR_OTHER;
+  if (next) next(args..., &rc);
+  if (rc == MPI_SUCCESS) prepare_world();
+  if (ierr) *ierr = rc;
+}
+using FortranInit = void (*)(MPI_Fint*);
+using FortranInitThread = void (*)(const MPI_Fint*, MPI_Fint*, MPI_Fint*);
+}  // namespace
+#define A2A_FORTRAN_INIT(name)                                                              \
+  extern "C" void name(MPI_Fint* ierr) {                                                      \
+    static const auto next = reinterpret_cast<FortranInit>(dlsym(RTLD_NEXT, #name));        \
+    fortran_init(next, ierr);                                                                 \
+  }
+#define A2A_FORTRAN_INIT_THREAD(name)                                                        \
+  extern "C" void name(const MPI_Fint* required, MPI_Fint* provided, MPI_Fint* ierr) {       \
+    static const auto next = reinterpret_cast<FortranInitThread>(dlsym(RTLD_NEXT, #name));  \
+    fortran_init(next, ierr, required, provided);                                           \
+  }
+A2A_FORTRAN_NAMES(A2A_FORTRAN_INIT, mpi_init, MPI_INIT)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_INIT_THREAD, mpi_init_thread, MPI_INIT_THREAD)
+#define A2A_FORTRAN_FINALIZE(name)                                                     \
+  extern "C" void name(MPI_Fint* ierr) {                                                 \
+    static const auto next = reinterpret_cast<FortranInit>(dlsym(RTLD_NEXT, #name));    \
+    finish();                                                                            \
+    MPI_Fint rc = MPI_ERR_OTHER;                                                         \
+    if (next) next(&rc);                                                                 \
+    if (ierr) *ierr = rc;                                                                \
+  }
+A2A_FORTRAN_NAMES(A2A_FORTRAN_FINALIZE, mpi_finalize, MPI_FINALIZE)
+
+// The persistent calls (MPI-4's MPI_ALLTOALL(V)_INIT, Open MPI's MPIX_
+// ones) and the calls that start and free their requests.
+#ifdef A2A_PERSISTENT_CALLS
+namespace {
+void fortran_alltoall_init(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,
+                           const MPI_Fint* rt, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,
+                           MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  const int rc_ = persistent_init(
+      c, false, &r,
+      [&](A2A_Plan* p) {
+        return A2A_Alltoall_init(fortran_buffer(sb), *sc, MPI_Type_f2c(*st), const_cast<void*>(fortran_buffer(rb)),
+                                 *rc, MPI_Type_f2c(*rt), c, nullptr, p);
+      },
+      [&] { return library_alltoall_init(fortran_buffer(sb), *sc, MPI_Type_f2c(*st),
+                                         const_cast<void*>(fortran_buffer(rb)), *rc, MPI_Type_f2c(*rt), c,
+                                         MPI_Info_f2c(*info), &r); });
+  if (rc_ == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  if (ierr) *ierr = rc_;
+}
+
+void fortran_alltoallv_init(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,
+                            const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,
+                            const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {
+  MPI_Request r = MPI_REQUEST_NULL;
+  const MPI_Comm c = MPI_Comm_f2c(*comm);
+  const auto* isc = reinterpret_cast<const int*>(sc);
+  const auto* isd = reinterpret_cast<const int*>(sd);
+  const auto* irc = reinterpret_cast<const int*>(rc);
+  const auto* ird = reinterpret_cast<const int*>(rd);
+  const int rc_ = persistent_init(
+      c, true, &r,
+      [&](A2A_Plan* p) {
+        return A2A_Alltoallv_init(fortran_buffer(sb), isc, isd, MPI_Type_f2c(*st),
+                                  const_cast<void*>(fortran_buffer(rb)), irc, ird, MPI_Type_f2c(*rt), c, nullptr, p);
+      },
+      [&] { return library_alltoallv_init(fortran_buffer(sb), isc, isd, MPI_Type_f2c(*st),
+                                          const_cast<void*>(fortran_buffer(rb)), irc, ird, MPI_Type_f2c(*rt), c,
+                                          MPI_Info_f2c(*info), &r); });
+  if (rc_ == MPI_SUCCESS) *request = MPI_Request_c2f(r);
+  if (ierr) *ierr = rc_;
+}
+}  // namespace
+
+#define A2A_FORTRAN_ALLTOALL_INIT(name)                                                                        \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* st, void* rb, const MPI_Fint* rc,      \
+                       const MPI_Fint* rt, const MPI_Fint* comm, const MPI_Fint* info, MPI_Fint* request,       \
+                       MPI_Fint* ierr) {                                                                         \
+    fortran_alltoall_init(sb, sc, st, rb, rc, rt, comm, info, request, ierr);                                    \
+  }
+#define A2A_FORTRAN_ALLTOALLV_INIT(name)                                                                        \
+  extern "C" void name(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, const MPI_Fint* st, void* rb,      \
+                       const MPI_Fint* rc, const MPI_Fint* rd, const MPI_Fint* rt, const MPI_Fint* comm,          \
+                       const MPI_Fint* info, MPI_Fint* request, MPI_Fint* ierr) {                                 \
+    fortran_alltoallv_init(sb, sc, sd, st, rb, rc, rd, rt, comm, info, request, ierr);                            \
+  }
+#endif
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALL_INIT, mpix_alltoall_init, MPIX_ALLTOALL_INIT)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALLV_INIT, mpix_alltoallv_init, MPIX_ALLTOALLV_INIT)
+#endif
+#if MPI_VERSION >= 4
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALL_INIT, mpi_alltoall_init, MPI_ALLTOALL_INIT)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALLV_INIT, mpi_alltoallv_init, MPI_ALLTOALLV_INIT)
+#endif
+
+#define A2A_FORTRAN_START(name)                                        \
+  extern "C" void name(MPI_Fint* request, MPI_Fint* ierr) {              \
+    MPI_Request r = MPI_Request_f2c(*request);                           \
+    const int rc = MPI_Start(&r);                                        \
+    if (ierr) *ierr = rc;                                                \
+  }
+#define A2A_FORTRAN_STARTALL(name)                                                      \
+  extern "C" void name(const MPI_Fint* count, MPI_Fint* requests, MPI_Fint* ierr) {        \
+    std::vector<MPI_Request> r(*count);                                                  \
+    for (int i = 0; i < *count; ++i) r[i] = MPI_Request_f2c(requests[i]);                \
+    const int rc = MPI_Startall(*count, r.data());                                       \
+    if (ierr) *ierr = rc;                                                                \
+  }
+#define A2A_FORTRAN_REQUEST_FREE(name)                          \
+  extern "C" void name(MPI_Fint* request, MPI_Fint* ierr) {       \
+    MPI_Request r = MPI_Request_f2c(*request);                    \
+    const int rc = MPI_Request_free(&r);                          \
+    if (rc == MPI_SUCCESS) *request = MPI_Request_c2f(r);         \
+    if (ierr) *ierr = rc;                                         \
+  }
+A2A_FORTRAN_NAMES(A2A_FORTRAN_START, mpi_start, MPI_START)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_STARTALL, mpi_startall, MPI_STARTALL)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_REQUEST_FREE, mpi_request_free, MPI_REQUEST_FREE)

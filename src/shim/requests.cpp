@@ -12,6 +12,17 @@ namespace a2a::shim {
 namespace {
 
 std::mutex lock;  // the handshakes below, the plans' table, the orphans
+
+// `lock`, at MPI_THREAD_MULTIPLE only: else one thread makes every MPI
+// call, the progress hook's included.
+std::unique_lock<std::mutex> guard() {
+  static const bool multiple = [] {
+    int level = MPI_THREAD_SINGLE;
+    PMPI_Query_thread(&level);
+    return level == MPI_THREAD_MULTIPLE;
+  }();
+  return multiple ? std::unique_lock<std::mutex>(lock) : std::unique_lock<std::mutex>();
+}
 // Inside a watcher's call (the progress hook): the a2a operation must not
 // be completed here (A2A_Wait belongs outside the hook).
 thread_local bool telling = false;
@@ -26,6 +37,30 @@ struct Handed {
   bool freed = false;      // its free_fn ran before it could be completed
   bool completed = false;  // A2A_Wait ran
 };
+// Spent ones kept for this thread's next calls: no allocation per call
+// (initial-exec: read from the thread pointer; a thread's last few stay
+// allocated when it ends).
+constexpr int kSpareHanded = 8;
+struct SpareHanded {
+  Handed* kept[kSpareHanded];
+  int count;
+};
+thread_local SpareHanded spare_handed __attribute__((tls_model("initial-exec")));
+Handed* new_handed() {
+  SpareHanded& s = spare_handed;
+  if (s.count == 0) return new Handed;
+  Handed* h = s.kept[--s.count];
+  *h = Handed{};
+  return h;
+}
+void delete_handed(Handed* h) {
+  SpareHanded& s = spare_handed;
+  if (s.count < kSpareHanded)
+    s.kept[s.count++] = h;
+  else
+    delete h;
+}
+
 std::vector<Handed*> orphans;  // freed by the program before their operation ended
 std::atomic<int> orphan_count{0};  // reap's look without the lock
 
@@ -54,7 +89,7 @@ int query(void* state, MPI_Status* status) {
 int release(void* state) {
   auto* h = static_cast<Handed*>(state);
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     if (telling || !h->done) {  // completed later, outside the hook (reap)
       h->freed = true;
       if (h->done) add_orphan(h);
@@ -62,7 +97,7 @@ int release(void* state) {
     }
   }
   complete(*h);
-  delete h;
+  delete_handed(h);
   return MPI_SUCCESS;
 }
 
@@ -73,7 +108,7 @@ int cancel(void*, int) { return MPI_SUCCESS; }  // an all-to-all is not cancelle
 void tell(void* state, int rc) {
   auto* h = static_cast<Handed*>(state);
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     h->rc = rc;
     h->done = true;
     if (h->freed) add_orphan(h);
@@ -118,7 +153,7 @@ void tell_plan(void* state, int rc) {
 }
 
 Planned* find_plan(MPI_Request r) {
-  std::lock_guard<std::mutex> guard(lock);
+  const auto held = guard();
   const auto it = plans.find(r);
   return it == plans.end() ? nullptr : it->second;
 }
@@ -138,12 +173,12 @@ int complete_start(Planned& p) {
 }  // namespace
 
 int hand_out(A2A_Request op, MPI_Comm comm, bool alltoallv, MPI_Request* request) {
-  auto* h = new Handed;
+  Handed* h = new_handed();
   h->op = op;
   h->comm = comm;
   if (const int rc = PMPI_Grequest_start(query, release, cancel, h, &h->greq)) {
     A2A_Wait(&h->op, MPI_STATUS_IGNORE);
-    delete h;
+    delete_handed(h);
     return rc;
   }
   *request = h->greq;  // before the hook may complete it
@@ -161,7 +196,7 @@ int hand_out_plan(A2A_Plan plan, MPI_Comm comm, bool alltoallv, MPI_Request* req
   PMPI_Comm_size(comm, &ranks);
   p->alone = ranks == 1;
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     p->tag = next_tag;
     next_tag = (next_tag + 1) % kTags;
   }
@@ -172,7 +207,7 @@ int hand_out_plan(A2A_Plan plan, MPI_Comm comm, bool alltoallv, MPI_Request* req
     return rc;
   }
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     plans[p->recv] = p;
     plan_count.fetch_add(1, std::memory_order_relaxed);
   }
@@ -206,7 +241,7 @@ int start_plan(MPI_Request* r) {
 int free_plan(MPI_Request* r) {
   Planned* p = find_plan(*r);
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     plans.erase(*r);
     plan_count.fetch_sub(1, std::memory_order_relaxed);
   }
@@ -223,13 +258,13 @@ void reap() {
   if (orphan_count.load(std::memory_order_relaxed) == 0) return;
   std::vector<Handed*> done;
   {
-    std::lock_guard<std::mutex> guard(lock);
+    const auto held = guard();
     done.swap(orphans);
     orphan_count.store(0, std::memory_order_relaxed);
   }
   for (Handed* h : done) {
     complete(*h);
-    delete h;
+    delete_handed(h);
   }
 }
 
