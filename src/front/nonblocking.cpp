@@ -49,7 +49,6 @@ struct Operation {
   // MPI request it handed out from there.
   void (*on_done)(void*, int) = nullptr;
   void* on_done_arg = nullptr;
-  bool watched = false;  // in the watch list
 };
 
 // The operations a watcher waits for, told from the progress hook
@@ -76,7 +75,6 @@ void unwatch(Operation& op) {
       watched_count.fetch_sub(1, std::memory_order_relaxed);
       break;
     }
-  op.watched = false;
 }
 
 // Completed operations kept for the thread's next start (at most
@@ -341,7 +339,6 @@ int tell_watchers() {
       ++i;
       continue;
     }
-    op.watched = false;
     w.ops[i] = w.ops.back();
     w.ops.pop_back();
     watched_count.fetch_sub(1, std::memory_order_relaxed);
@@ -367,7 +364,6 @@ void watch_operation(A2A_Request request, void (*done)(void*, int), void* arg) {
   {
     const auto guard = w.guard();
     w.ops.push_back(&op);
-    op.watched = true;
     watched_count.fetch_add(1, std::memory_order_relaxed);
   }
   progress_kick();
