@@ -136,6 +136,7 @@ struct PlanLog {
   enum class Mode { off, recording, replaying } mode = Mode::off;
   std::vector<long long> values;
   size_t cursor = 0;
+  bool of_fallback = false;  // recorded by the registry's fallback (the algorithm fell back at init)
   // The next n values where replaying (false: exchange them, then record()).
   bool take(long long* out, size_t n) {
     if (mode != Mode::replaying || cursor + n > values.size()) return false;

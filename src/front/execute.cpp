@@ -256,7 +256,10 @@ class Blocks {
     if (ran->info->private_comm)
       if (const int rc = p.ctx->open_private()) return rc;
     restart_stats(p, st, ran->canonical);
-    if (vc) vc->plan = nullptr;  // a fallback exchanges its own metadata: the plan's log is the algorithm's
+    if (vc) {  // the fallback replays what it recorded at the plan's init, if it did
+      vc->plan = vc->plan && vc->plan->of_fallback ? vc->plan : nullptr;
+      if (vc->plan) vc->plan->cursor = 0;
+    }
     return MPI_SUCCESS;
   }
   // kept: where given, an alltoall of a2a's on the user's buffers leaves
@@ -538,8 +541,18 @@ int record_plan_meta(Prepared& p, const Global& g) {
   VarCall call = var_view(p, BlockView{}, dropped, g.hi, nullptr);
   call.plan = log.get();
   call.meta_only = true;
-  const Result r = drive_blocking(res.info->varying(call, res.params), p.ctx->next_op_tag());
-  if (r.fell_back()) return MPI_SUCCESS;  // its fallback exchanges its own at every start
+  Result r = drive_blocking(res.info->varying(call, res.params), p.ctx->next_op_tag());
+  if (r.fell_back()) {  // the starts fall back alike: the fallback's metadata is the one to keep
+    Resolved storage;
+    const Resolved& fb = fallback_of(res, p, storage);
+    if (!fb.info->plan_meta || shm_knobs_of(*fb.info, fb.params)) return MPI_SUCCESS;
+    log->values.clear();
+    log->of_fallback = true;
+    if (fb.info->private_comm)
+      if (const int rc = p.ctx->open_private()) return rc;
+    r = drive_blocking(fb.info->varying(call, fb.params), p.ctx->next_op_tag());
+    if (r.fell_back()) return MPI_SUCCESS;
+  }
   if (r.code() != MPI_SUCCESS) return r.code();
   log->mode = PlanLog::Mode::replaying;
   p.plan_log = std::move(log);

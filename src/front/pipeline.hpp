@@ -68,8 +68,9 @@ inline void remember_hot(HotCall& h, const CallArgs& a, const Prepared& p) {
   }
   h.prepared = const_cast<Prepared*>(&p);
 }
-// A plan's init: the decided alltoallv algorithm run once without data,
-// its exchanged metadata recorded into p.plan_log for the starts to replay
+// A plan's init: the decided alltoallv algorithm run once without data
+// (its registry fallback where it falls back, as every start will), the
+// exchanged metadata recorded into p.plan_log for the starts to replay
 // (where the registry says it can: plan_meta; not auto's classes, whose
 // algorithm may change, nor intra=shm).  Collective.
 int record_plan_meta(Prepared& p, const Global& g);
