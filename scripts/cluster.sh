@@ -198,7 +198,10 @@ down() {
 verb=${1:-}
 [ $# -gt 0 ] && shift
 case $verb in
-  up) can_run; up "$@" ;;
+  up) can_run
+      ip netns add "$prefix-probe" 2>/dev/null && ip netns del "$prefix-probe" ||
+        skip "cannot make network namespaces here (a container without CAP_SYS_ADMIN?)"
+      up "$@" ;;
   mpirun) can_run; run_mpirun "$@" ;;
   exec) can_run; load; [ $# -ge 1 ] || die "usage: cluster.sh exec NODE CMD..."; n=$(node_name "$1"); shift
         agent --argv "$n" "$@" ;;

@@ -1,9 +1,11 @@
 // The `a2a` command: list the algorithms, print the TRA model, benchmark, plot.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -13,6 +15,7 @@
 #include "core/topology.hpp"
 #include "schedule/clustered.hpp"
 #include "schedule/schedule.hpp"
+#include "schedule/trace.hpp"
 #include "core/cost_keys.hpp"
 #include "select/cost_model.hpp"
 #include "select/policy.hpp"
@@ -21,6 +24,9 @@
 int run_bench(const std::vector<std::string>& args_for_bench);  // bench.cpp
 int run_tune(const std::vector<std::string>& args_for_tune);    // tune.cpp
 int run_trace(const std::vector<std::string>& args_for_trace);  // trace.cpp
+int build_traces(int P, int Q, long long bytes, const std::string& spec_text, bool v, const std::string& workload_text,
+                 std::vector<a2a::detail::schedule::Trace>& traces,
+                 a2a::detail::schedule::BlockBytes& block);  // trace.cpp
 bool measure_alpha_beta(double& alpha, double& beta);              // model_measure.cpp
 
 namespace {
@@ -142,6 +148,49 @@ int model_clustered(const std::string& sizes_text) {
   return 0;
 }
 
+// `a2a model --inter-node SPEC`: the data messages SPEC's schedule sends
+// between nodes, summed over the ranks (what a2a bench's inter_msgs and
+// A2A_Stats's inter_node_messages count): clustered from its plan on any
+// node sizes, the others from their traces (schedule/trace.hpp) on equal
+// nodes of consecutive ranks.
+int model_inter_node(const std::string& sizes_text, const std::string& spec_text, bool v, long long bytes) {
+  namespace s = a2a::detail::schedule;
+  std::vector<int> sizes;
+  for (size_t pos = 0; pos < sizes_text.size();) {
+    sizes.push_back(std::atoi(sizes_text.c_str() + pos));
+    const size_t comma = sizes_text.find(',', pos);
+    pos = comma == std::string::npos ? sizes_text.size() : comma + 1;
+  }
+  if (sizes.empty() || *std::min_element(sizes.begin(), sizes.end()) <= 0) {
+    std::fprintf(stderr, "a2a model --inter-node: --node-sizes, e.g. 2,2,2,2\n");
+    return 2;
+  }
+  const int P = std::accumulate(sizes.begin(), sizes.end(), 0);
+  std::vector<int> node_of;
+  std::vector<std::vector<int>> ranks(sizes.size());
+  for (size_t n = 0; n < sizes.size(); ++n)
+    for (int q = 0; q < sizes[n]; ++q) {
+      ranks[n].push_back(static_cast<int>(node_of.size()));
+      node_of.push_back(static_cast<int>(n));
+    }
+  long long inter = 0;
+  if (spec_text.rfind("clustered", 0) == 0) {
+    for (int r = 0; r < P; ++r)
+      for (const auto& step : s::clustered_plan(ranks, r)) inter += step.send && node_of[step.peer] != node_of[r];
+  } else {
+    if (std::any_of(sizes.begin(), sizes.end(), [&](int q) { return q != sizes[0]; })) {
+      std::fprintf(stderr, "a2a model --inter-node: %s's schedule is modelled on equal nodes only\n", spec_text.c_str());
+      return 2;
+    }
+    std::vector<s::Trace> traces;
+    s::BlockBytes block;
+    if (const int rc = build_traces(P, sizes[0], bytes, spec_text, v, "uniform", traces, block)) return rc;
+    for (int r = 0; r < P; ++r) inter += s::trace_totals(traces[r], r, sizes[0]).inter_messages;
+  }
+  std::printf("inter-node messages: %lld (%s, P=%d, nodes %s)\n", inter, spec_text.c_str(), P, sizes_text.c_str());
+  return 0;
+}
+
 // `a2a model --rank`: auto's cost model for a P, layout and size, every
 // candidate with its modelled time, cheapest first.
 int model_rank(int P, const std::string& node_sizes, const std::string& collective, long long bytes,
@@ -227,7 +276,11 @@ int main(int argc, char** argv) {
   std::string alg = "tra", node_sizes;
   mdl->add_option("--procs,-p", procs, "number of processes P");
   mdl->add_option("--alg", alg, "tra (default) or clustered")->check(CLI::IsMember({"tra", "clustered"}));
-  mdl->add_option("--node-sizes", node_sizes, "clustered: ranks per node, e.g. 1,2,3");
+  mdl->add_option("--node-sizes", node_sizes, "clustered, --inter-node, --rank: ranks per node, e.g. 1,2,3");
+  std::string inter_node;
+  mdl->add_option("--inter-node", inter_node,
+                  "the data messages this spec's schedule sends between nodes (--node-sizes), summed over ranks: "
+                  "a2a bench's inter_msgs (tra, tra2, tuna-hier, tuna on equal nodes; clustered on any)");
   mdl->add_option("--radix,-r", radix, "radix r (2..P, or auto)");
   std::string ports = "all";
   mdl->add_option("--ports", ports, "exchanges of one digit in flight together: 1..r-1 or all (waits)");
@@ -278,6 +331,7 @@ int main(int argc, char** argv) {
   if (*mdl) {
     if (rank_model)
       return model_rank(static_cast<int>(procs), node_sizes, collective, bytes, max_block, cost_text, library);
+    if (!inter_node.empty()) return model_inter_node(node_sizes, inter_node, collective == "alltoallv", bytes);
     if (alg == "clustered") return model_clustered(node_sizes);
     if (collective == "alltoall") return model(procs, radix, ports);
     if (measure && !measure_alpha_beta(alpha, beta)) return 0;  // ranks other than 0 print nothing

@@ -56,29 +56,11 @@ int ports_knob(const a2a::Spec& spec, const char* key) {
 
 }  // namespace
 
-int run_trace(const std::vector<std::string>& args) {
-  CLI::App app{"a2a trace: one call as a SimGrid SMPI time-independent trace (replay with smpirun -replay)"};
-  int P = 0, Q = 0;
-  long long bytes = 16;
-  std::string spec_text, collective = "alltoall", workload_text = "uniform", out;
-  app.add_option("-p,--procs", P, "ranks P")->required()->check(CLI::PositiveNumber);
-  app.add_option("--node-size", Q, "ranks per node Q, consecutive (default P: one node)");
-  app.add_option("-a,--algorithm", spec_text,
-                 "alltoall: native, tra[:radix=R,ports=B], tra2[:radix-intra=,radix-inter=,ports-intra=,ports-inter=]; "
-                 "alltoallv: native, tuna-hier[:variant=,radix=,block=,ports=], tuna[:radix=R,ports=B], two-phase-bruck, "
-                 "padded-bruck")
-      ->required();
-  app.add_option("-m,--bytes", bytes, "bytes per block (alltoallv: the workload's size)");
-  app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
-  app.add_option("--workload", workload_text, "alltoallv's block sizes, as a2a bench's --workload");
-  app.add_option("-o,--output", out, "the trace file")->required();
-  std::vector<std::string> rev(args.rbegin(), args.rend());
-  try {
-    app.parse(rev);
-  } catch (const CLI::ParseError& e) {
-    return app.exit(e);
-  }
-  if (Q <= 0) Q = P;
+// Every rank's trace of one call of spec_text on P ranks in nodes of Q
+// consecutive ranks; 0, or 2 with the reason on stderr.
+int build_traces(int P, int Q, long long bytes, const std::string& spec_text, bool v, const std::string& workload_text,
+                 std::vector<s::Trace>& traces, s::BlockBytes& block) {
+  const std::string collective = v ? "alltoallv" : "alltoall";
   a2a::Spec spec;
   a2a::workload::Workload w;
   std::string err;
@@ -86,7 +68,6 @@ int run_trace(const std::vector<std::string>& args) {
     std::fprintf(stderr, "a2a trace: %s\n", err.empty() ? "P must be a multiple of the node size" : err.c_str());
     return 2;
   }
-  const bool v = collective == "alltoallv";
   if (std::string bad; !known_keys(spec, v, bad)) {
     std::fprintf(stderr, "a2a trace: %s: no such knob in the %s trace writer%s\n", bad.c_str(), spec.name.c_str(),
                  bad.rfind("intra=", 0) == 0 ? " (under SMPI a2a runs the intra-node phase point to point: leave it out)"
@@ -94,9 +75,7 @@ int run_trace(const std::vector<std::string>& args) {
     return 2;
   }
   const auto sized = a2a::workload::with_size(w, bytes);
-  const s::BlockBytes block = [&](int src, int dst) {
-    return v ? a2a::workload::count(sized, src, dst, P) : bytes;
-  };
+  block = [sized, v, P, bytes](int src, int dst) { return v ? a2a::workload::count(sized, src, dst, P) : bytes; };
   const int N = P / Q;
   for (const char* key : {"radix", "radix-intra", "radix-inter", "block"})
     if (knob(spec, key, 1) == 0) {
@@ -109,7 +88,7 @@ int run_trace(const std::vector<std::string>& args) {
       return 2;
     }
   const int ports = ports_knob(spec, "ports");
-  std::vector<s::Trace> traces(P);
+  traces.assign(P, {});
   if (spec.name == "native") {
     for (int p = 0; p < P; ++p) traces[p] = v ? s::trace_native_alltoallv(P, block, p) : s::trace_native_alltoall(bytes);
   } else if (spec.name == "tra" && !v) {
@@ -135,15 +114,45 @@ int run_trace(const std::vector<std::string>& args) {
     std::fprintf(stderr, "a2a trace: no trace writer for %s %s\n", collective.c_str(), spec.name.c_str());
     return 2;
   }
+  return 0;
+}
+
+int run_trace(const std::vector<std::string>& args) {
+  CLI::App app{"a2a trace: one call as a SimGrid SMPI time-independent trace (replay with smpirun -replay)"};
+  int P = 0, Q = 0;
+  long long bytes = 16;
+  std::string spec_text, collective = "alltoall", workload_text = "uniform", out;
+  app.add_option("-p,--procs", P, "ranks P")->required()->check(CLI::PositiveNumber);
+  app.add_option("--node-size", Q, "ranks per node Q, consecutive (default P: one node)");
+  app.add_option("-a,--algorithm", spec_text,
+                 "alltoall: native, tra[:radix=R,ports=B], tra2[:radix-intra=,radix-inter=,ports-intra=,ports-inter=]; "
+                 "alltoallv: native, tuna-hier[:variant=,radix=,block=,ports=], tuna[:radix=R,ports=B], two-phase-bruck, "
+                 "padded-bruck")
+      ->required();
+  app.add_option("-m,--bytes", bytes, "bytes per block (alltoallv: the workload's size)");
+  app.add_option("--collective", collective, "alltoall or alltoallv")->check(CLI::IsMember({"alltoall", "alltoallv"}));
+  app.add_option("--workload", workload_text, "alltoallv's block sizes, as a2a bench's --workload");
+  app.add_option("-o,--output", out, "the trace file")->required();
+  std::vector<std::string> rev(args.rbegin(), args.rend());
+  try {
+    app.parse(rev);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  if (Q <= 0) Q = P;
+  std::vector<s::Trace> traces;
+  s::BlockBytes block;
+  if (const int rc = build_traces(P, Q, bytes, spec_text, collective == "alltoallv", workload_text, traces, block))
+    return rc;
   std::ofstream f(out);
   for (int p = 0; p < P; ++p) f << p << " init\n";
   for (int p = 0; p < P; ++p) f << p << " barrier\n";
   size_t longest = 0;
-  long long messages = 0, data = 0;
+  long long messages = 0, data = 0, inter = 0;
   for (int p = 0; p < P; ++p) {
     longest = std::max(longest, traces[p].size());
     const auto t = s::trace_totals(traces[p], p, Q);
-    messages += t.messages, data += t.bytes;
+    messages += t.messages, data += t.bytes, inter += t.inter_messages;
   }
   for (size_t k = 0; k < longest; ++k)
     for (int p = 0; p < P; ++p)
@@ -153,7 +162,8 @@ int run_trace(const std::vector<std::string>& args) {
     std::fprintf(stderr, "a2a trace: cannot write %s\n", out.c_str());
     return 1;
   }
-  std::printf("# trace %s: P=%d Q=%d %s %s S=%lld: %zu actions per rank at most, %lld data messages, %lld bytes\n",
-              out.c_str(), P, Q, collective.c_str(), spec_text.c_str(), bytes, longest, messages, data);
+  std::printf("# trace %s: P=%d Q=%d %s %s S=%lld: %zu actions per rank at most, %lld data messages (%lld between "
+              "nodes), %lld bytes\n",
+              out.c_str(), P, Q, collective.c_str(), spec_text.c_str(), bytes, longest, messages, inter, data);
   return 0;
 }

@@ -164,6 +164,20 @@ inline bool layout_dependent(const std::string& spec) {
 // The nodes of comm's layout (a2a::layout begins with their number).
 inline int nodes_of(MPI_Comm comm) { return std::stoi(a2a::layout(comm)); }
 
+// Whether comm's ranks share one node's memory (the library's own split:
+// on an emulated or real cluster they may not, whatever A2A_NODE_* says).
+inline bool one_memory(MPI_Comm comm) {
+  MPI_Comm node;
+  MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  int p, q;
+  MPI_Comm_size(comm, &p);
+  MPI_Comm_size(node, &q);
+  MPI_Comm_free(&node);
+  int all = q == p;
+  MPI_Allreduce(MPI_IN_PLACE, &all, 1, MPI_INT, MPI_MIN, comm);
+  return all != 0;
+}
+
 // A knob's value in a spec string ("" where it is not given).
 inline std::string knob_of(const std::string& spec, const std::string& key) {
   const auto colon = spec.find(':');

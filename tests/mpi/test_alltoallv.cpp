@@ -376,6 +376,7 @@ TEST(Alltoallv, NestedEnginesNeverWriteTheirCallersScratch) {
 // Every int encodes (source, destination, index); gaps between the receive
 // blocks stay untouched; the segment never outgrows its two halves.
 TEST(Alltoallv, ShmSegmentPiecesAndDirectBlocks) {
+  if (!a2a::test::one_memory(MPI_COMM_WORLD)) GTEST_SKIP() << "shm's segment needs the ranks on one node";
   MPI_Comm comm;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm);
   const int P = size_of(comm);
@@ -506,6 +507,7 @@ TEST(Alltoallv, ShmSegmentSharedByCommunicatorsOverOneGroup) {
   MPI_Comm_size(MPI_COMM_WORLD, &P);
   MPI_Comm_rank(MPI_COMM_WORLD, &me);
   if (P < 2) GTEST_SKIP() << "needs 2 ranks";
+  if (!a2a::test::one_memory(MPI_COMM_WORLD)) GTEST_SKIP() << "shm's segment needs the ranks on one node";
   auto code = [](int s, int d, int j) { return (s * 131 + d) * 100003 + j; };
   auto exchange = [&](MPI_Comm comm, int n, long long& temp) {
     int p, r;

@@ -1,5 +1,6 @@
-// The layout a2a sees under A2A_NODE_* overrides, and the inter-node message
-// counts of the stats (the test is launched with the layout in its name).
+// The layout a2a sees (A2A_NODE_* overrides, else the library's node split:
+// one node, or real nodes on a cluster), and the inter-node message counts
+// of the stats.
 #include <algorithm>
 #include <cstdlib>
 #include <functional>
@@ -36,6 +37,22 @@ std::vector<int> node_sizes_from_env(int P, std::vector<int>& node_of) {
       while (*p && *p != ',') ++p;
       if (*p) ++p;
     }
+  } else {  // the library's split: nodes numbered by their first rank
+    int me;
+    MPI_Comm_rank(MPI_COMM_WORLD, &me);
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    int first = me;
+    MPI_Allreduce(MPI_IN_PLACE, &first, 1, MPI_INT, MPI_MIN, node);
+    MPI_Comm_free(&node);
+    std::vector<int> firsts(P);
+    MPI_Allgather(&first, 1, MPI_INT, firsts.data(), 1, MPI_INT, MPI_COMM_WORLD);
+    std::vector<int> id(P, -1);
+    int nodes = 0;
+    for (int r = 0; r < P; ++r) {
+      if (id[firsts[r]] < 0) id[firsts[r]] = nodes++;
+      node_of[r] = id[firsts[r]];
+    }
   }
   sizes.assign(*std::max_element(node_of.begin(), node_of.end()) + 1, 0);
   for (int n : node_of) ++sizes[n];
@@ -62,6 +79,11 @@ TEST(Topology, LayoutMatchesTheEnvironment) {
   const auto sizes = node_sizes_from_env(P, node_of);
   std::string want = std::to_string(sizes.size()) + (sizes.size() == 1 ? " node" : " nodes");
   EXPECT_EQ(a2a::layout(MPI_COMM_WORLD).rfind(want, 0), 0u) << a2a::layout(MPI_COMM_WORLD);
+  // On an emulated cluster (tests/cluster.cmake) the launcher says how many
+  // nodes there are: the split must have found them.
+  if (const char* nodes = std::getenv("A2A_TEST_NODES")) {
+    EXPECT_EQ(sizes.size(), std::stoul(nodes));
+  }
 }
 
 // Spread-out sends one message to every other rank: those off the node are
