@@ -6,9 +6,10 @@
 # node, saying why).  Each shape is a fixture of its own cluster (its own
 # names and subnet), brought up before its tests and down after them.
 # shape id | cluster.sh up arguments | node sizes | subnet | tests (test_*
-# binaries; counts: tests/cluster_counts.sh; link: tests/cluster_link.sh)
+# binaries; counts: tests/cluster_counts.sh; link: tests/cluster_link.sh;
+# apps: hpcc and FFTW's MPI transforms under the shim, tests/apps/run_app.sh)
 set(a2a_cluster_all topology,uniform,alltoallv,auto,plans,nonblocking)
-set(a2a_cluster_shapes "2x2|2 2|2,2|10.77.1|${a2a_cluster_all},link" "3x2|3 2|2,2,2|10.77.2|${a2a_cluster_all},counts"
+set(a2a_cluster_shapes "2x2|2 2|2,2|10.77.1|${a2a_cluster_all},link,apps" "3x2|3 2|2,2,2|10.77.2|${a2a_cluster_all},counts"
     "4x1|4 1|1,1,1,1|10.77.3|${a2a_cluster_all}" "3-2-1|3,2,1|3,2,1|10.77.4|${a2a_cluster_all},counts"
     # The TRA paper's figure 5 (test_topology: TRA 7, TRA2 4 inter-node messages a direction).
     "2x4|2 4|4,4|10.77.5|topology" "4x2|4 2|2,2,2,2|10.77.6|counts")
@@ -37,6 +38,20 @@ foreach(shape IN LISTS a2a_cluster_shapes)
     if(t STREQUAL "counts")
       add_test(NAME cluster.${id}.counts
         COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cluster_counts.sh $<TARGET_FILE:a2a_cli> ${sizes})
+    elseif(t STREQUAL "apps")  # the shim's summary must name the algorithms asked for
+      foreach(app IN LISTS app_apps)
+        set(expect "tra tuna")
+        if(app STREQUAL hpcc)
+          set(expect tra)  # hpcc calls no alltoallv
+        endif()
+        add_test(NAME cluster.${id}.${app} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/apps/run_app.sh ${app}
+          ${CMAKE_CURRENT_BINARY_DIR}/cluster.${id}.${app} "${expect}" --
+          bash ${cluster_sh} mpirun -np ${np} -x LD_PRELOAD=$<TARGET_FILE:a2a_pmpi> ${app_cmd_${app}})
+        set_tests_properties(cluster.${id}.${app} PROPERTIES FIXTURES_REQUIRED cluster_${id} LABELS cluster
+          SKIP_RETURN_CODE 77 TIMEOUT 600 PROCESSORS 2
+          ENVIRONMENT "${env};A2A_ALLTOALL=tra;A2A_ALLTOALLV=tuna;A2A_VERBOSE=1")
+      endforeach()
+      continue()
     elseif(t STREQUAL "link")  # alone: it compares timings
       add_test(NAME cluster.${id}.link COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cluster_link.sh $<TARGET_FILE:a2a_cli> ${np})
       set_tests_properties(cluster.${id}.link PROPERTIES RUN_SERIAL TRUE)
