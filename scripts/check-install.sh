@@ -19,6 +19,8 @@ flags=()
 # and pipefail then takes MPICH's Hydra for Open MPI.
 version=$("$mpiexec" --version 2>&1 || true)
 [[ $version == *HYDRA* ]] || flags=(--oversubscribe)
+launch=("$mpiexec" "${flags[@]}")
+[ -n "${CHECK_INSTALL_LAUNCHER:-}" ] && read -r -a launch <<<"$CHECK_INSTALL_LAUNCHER"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cmake --install "$build" --prefix "$work/prefix" >/dev/null
@@ -54,11 +56,11 @@ CM
 cmake -S "$work/consumer" -B "$work/consumer/build" -DCMAKE_PREFIX_PATH="$work/prefix" >/dev/null
 cmake --build "$work/consumer/build" >/dev/null
 same_mpi "$work/consumer/build/consumer"
-"$mpiexec" "${flags[@]}" -np 3 "$work/consumer/build/consumer"
+"${launch[@]}" -np 3 "$work/consumer/build/consumer"
 export PKG_CONFIG_PATH="$libdir/pkgconfig"
 # shellcheck disable=SC2046
 cc "$work/consumer/main.c" $(pkg-config --cflags --libs a2a) -o "$work/consumer/pc"
 same_mpi "$work/consumer/pc"
-LD_LIBRARY_PATH="$libdir" "$mpiexec" "${flags[@]}" -np 2 "$work/consumer/pc"
+LD_LIBRARY_PATH="$libdir" "${launch[@]}" -np 2 "$work/consumer/pc"
 "$work/prefix/bin/a2a" model --procs 11 --radix 3 >/dev/null
-echo "install check ok ($(basename "$mpiexec")): find_package(a2a) and pkg-config consumers ran on $(mpi_of "$libdir/liba2a.so")"
+echo "install check ok (${CHECK_INSTALL_LAUNCHER:-$(basename "$mpiexec")}): find_package(a2a) and pkg-config consumers ran on $(mpi_of "$libdir/liba2a.so")"
