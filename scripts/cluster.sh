@@ -80,6 +80,11 @@ up() {
     n=$((n + 1)) ranks=$((ranks + c))
   done
   printf 'nodes=%d\nranks=%d\ncounts="%s"\n' "$n" "$ranks" "${counts% }" >"$dir/state"
+  # The launch agent as one executable (hydra's -launcher-exec takes no
+  # arguments), this cluster's settings in it.
+  printf '#!/bin/sh\nCLUSTER_DIR=%q CLUSTER_PREFIX=%q CLUSTER_SUBNET=%q exec bash %q agent "$@"\n' \
+    "$dir" "$prefix" "$subnet" "$self" >"$dir/agent"
+  chmod +x "$dir/agent"
   for ((i = 0; i < n; i++)); do  # carrier on every node before the first run
     for _ in $(seq 100); do
       ip -n "$prefix-n$i" link show eth0 | grep -q LOWER_UP && break
@@ -120,7 +125,7 @@ run_mpirun() {
   # busy-poll starve those of other nodes unless they yield, and every
   # daemon would bind its ranks to the same cores (docs/cluster.md).
   export OMPI_MCA_orte_default_hostfile=${OMPI_MCA_orte_default_hostfile:-$dir/hostfile}
-  export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-$self agent}
+  export OMPI_MCA_plm_rsh_agent=${OMPI_MCA_plm_rsh_agent:-$dir/agent}
   export OMPI_MCA_plm_rsh_no_tree_spawn=${OMPI_MCA_plm_rsh_no_tree_spawn:-1}
   export OMPI_MCA_oob_tcp_if_include=${OMPI_MCA_oob_tcp_if_include:-$subnet.0/24}
   export OMPI_MCA_btl_tcp_if_include=${OMPI_MCA_btl_tcp_if_include:-$subnet.0/24}
@@ -191,7 +196,7 @@ down() {
   # What Open MPI left under the nodes' hostnames: session directories and
   # shared-memory segments.
   rm -rf /tmp/ompi."$prefix"-n[0-9]*.* /dev/shm/*."$prefix"-n[0-9]*.* 2>/dev/null || true
-  rm -f "$dir/state" "$dir/hosts" "$dir/hostfile"
+  rm -f "$dir/state" "$dir/hosts" "$dir/hostfile" "$dir/agent"
   echo "cluster down: removed $(echo $nss | wc -w) namespaces"
 }
 
