@@ -8,12 +8,13 @@
 # shape id | cluster.sh up arguments | node sizes | subnet | tests (test_*
 # binaries; counts: tests/cluster_counts.sh; link: tests/cluster_link.sh;
 # apps: hpcc and FFTW's MPI transforms under the shim, tests/apps/run_app.sh;
-# install: scripts/check-install.sh's consumers launched on the cluster)
+# install: scripts/check-install.sh's consumers launched on the cluster;
+# shape: tests/cluster_shape.sh)
 set(a2a_cluster_all topology,uniform,alltoallv,auto,plans,nonblocking)
 set(a2a_cluster_shapes "2x2|2 2|2,2|10.77.1|${a2a_cluster_all},link,apps,install" "3x2|3 2|2,2,2|10.77.2|${a2a_cluster_all},counts"
     "4x1|4 1|1,1,1,1|10.77.3|${a2a_cluster_all}" "3-2-1|3,2,1|3,2,1|10.77.4|${a2a_cluster_all},counts"
     # The TRA paper's figure 5 (test_topology: TRA 7, TRA2 4 inter-node messages a direction).
-    "2x4|2 4|4,4|10.77.5|topology" "4x2|4 2|2,2,2,2|10.77.6|counts")
+    "2x4|2 4|4,4|10.77.5|topology" "4x2|4 2|2,2,2,2|10.77.6|counts,shape")
 set(cluster_sh ${PROJECT_SOURCE_DIR}/scripts/cluster.sh)
 foreach(shape IN LISTS a2a_cluster_shapes)
   string(REPLACE "|" ";" s "${shape}")
@@ -53,6 +54,9 @@ foreach(shape IN LISTS a2a_cluster_shapes)
           ENVIRONMENT "${env};A2A_ALLTOALL=tra;A2A_ALLTOALLV=tuna;A2A_VERBOSE=1")
       endforeach()
       continue()
+    elseif(t STREQUAL "shape")  # after the counts: a rate would slow them (RUN_SERIAL keeps it apart)
+      add_test(NAME cluster.${id}.shape COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/cluster_shape.sh ${nodes})
+      set_tests_properties(cluster.${id}.shape PROPERTIES RUN_SERIAL TRUE)
     elseif(t STREQUAL "install")
       add_test(NAME cluster.${id}.install COMMAND bash ${PROJECT_SOURCE_DIR}/scripts/check-install.sh ${PROJECT_BINARY_DIR})
       set_tests_properties(cluster.${id}.install PROPERTIES FIXTURES_REQUIRED cluster_${id} LABELS cluster
