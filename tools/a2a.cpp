@@ -5,7 +5,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <numeric>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -110,23 +109,31 @@ int model_alltoallv(long long P, long long N, double alpha, double beta) {
   return 0;
 }
 
-// Traff's clustered schedule for the given node sizes, step by step.
-int model_clustered(const std::string& sizes_text) {
-  namespace s = a2a::detail::schedule;
-  std::vector<long long> ids;
-  std::string source, error;
+// --node-sizes read as A2A_NODE_SIZES is (core/topology.hpp): nodes of
+// consecutive ranks; no nodes, the reason on stderr, where it names none.
+a2a::detail::Topology layout_of_sizes(const std::string& sizes_text) {
   long long P = 0;  // the sum of the sizes
   for (size_t pos = 0; pos < sizes_text.size();) {
     P += std::atoll(sizes_text.c_str() + pos);
     const size_t comma = sizes_text.find(',', pos);
     pos = comma == std::string::npos ? sizes_text.size() : comma + 1;
   }
+  std::vector<long long> ids;
+  std::string source, error;
   a2a::detail::node_ids_from(nullptr, sizes_text.c_str(), nullptr, static_cast<int>(P), ids, source, error);
   if (!error.empty() || ids.empty()) {
-    std::fprintf(stderr, "a2a model: %s\n", error.empty() ? "need --node-sizes" : error.c_str());
-    return 2;
+    std::fprintf(stderr, "a2a model: %s\n", error.empty() ? "need --node-sizes, e.g. 2,2,2,2" : error.c_str());
+    return {};
   }
-  const auto topo = a2a::detail::group_by_key(ids, source);
+  return a2a::detail::group_by_key(ids, source);
+}
+
+// Traff's clustered schedule for the given node sizes, step by step.
+int model_clustered(const std::string& sizes_text) {
+  namespace s = a2a::detail::schedule;
+  const auto topo = layout_of_sizes(sizes_text);
+  if (topo.nodes() == 0) return 2;
+  const long long P = static_cast<long long>(topo.node_of.size());
   const auto phases = s::clustered_schedule(topo.ranks);
   std::printf("clustered: P=%lld, %s\n", P, topo.describe().c_str());
   for (size_t ph = 0; ph < phases.size(); ++ph) {
@@ -155,37 +162,25 @@ int model_clustered(const std::string& sizes_text) {
 // nodes of consecutive ranks.
 int model_inter_node(const std::string& sizes_text, const std::string& spec_text, bool v, long long bytes) {
   namespace s = a2a::detail::schedule;
-  std::vector<int> sizes;
-  for (size_t pos = 0; pos < sizes_text.size();) {
-    sizes.push_back(std::atoi(sizes_text.c_str() + pos));
-    const size_t comma = sizes_text.find(',', pos);
-    pos = comma == std::string::npos ? sizes_text.size() : comma + 1;
-  }
-  if (sizes.empty() || *std::min_element(sizes.begin(), sizes.end()) <= 0) {
-    std::fprintf(stderr, "a2a model --inter-node: --node-sizes, e.g. 2,2,2,2\n");
-    return 2;
-  }
-  const int P = std::accumulate(sizes.begin(), sizes.end(), 0);
-  std::vector<int> node_of;
-  std::vector<std::vector<int>> ranks(sizes.size());
-  for (size_t n = 0; n < sizes.size(); ++n)
-    for (int q = 0; q < sizes[n]; ++q) {
-      ranks[n].push_back(static_cast<int>(node_of.size()));
-      node_of.push_back(static_cast<int>(n));
-    }
+  const auto topo = layout_of_sizes(sizes_text);
+  if (topo.nodes() == 0) return 2;
+  const int P = static_cast<int>(topo.node_of.size());
+  const auto& node_of = topo.node_of;
+  const int Q = static_cast<int>(topo.ranks[0].size());  // the first node's size (the traces take equal nodes)
   long long inter = 0;
   if (spec_text.rfind("clustered", 0) == 0) {
     for (int r = 0; r < P; ++r)
-      for (const auto& step : s::clustered_plan(ranks, r)) inter += step.send && node_of[step.peer] != node_of[r];
+      for (const auto& step : s::clustered_plan(topo.ranks, r)) inter += step.send && node_of[step.peer] != node_of[r];
   } else {
-    if (std::any_of(sizes.begin(), sizes.end(), [&](int q) { return q != sizes[0]; })) {
+    const auto unequal = [&](const std::vector<int>& node) { return static_cast<int>(node.size()) != Q; };
+    if (std::any_of(topo.ranks.begin(), topo.ranks.end(), unequal)) {
       std::fprintf(stderr, "a2a model --inter-node: %s's schedule is modelled on equal nodes only\n", spec_text.c_str());
       return 2;
     }
     std::vector<s::Trace> traces;
     s::BlockBytes block;
-    if (const int rc = build_traces(P, sizes[0], bytes, spec_text, v, "uniform", traces, block)) return rc;
-    for (int r = 0; r < P; ++r) inter += s::trace_totals(traces[r], r, sizes[0]).inter_messages;
+    if (const int rc = build_traces(P, Q, bytes, spec_text, v, "uniform", traces, block)) return rc;
+    for (int r = 0; r < P; ++r) inter += s::trace_totals(traces[r], r, Q).inter_messages;
   }
   std::printf("inter-node messages: %lld (%s, P=%d, nodes %s)\n", inter, spec_text.c_str(), P, sizes_text.c_str());
   return 0;

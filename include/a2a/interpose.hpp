@@ -33,9 +33,13 @@ unsigned long long forgotten();
 // A2A_Comm_prepare): a call on it then makes no collective set-up.  Local.
 bool set_up(MPI_Comm comm);
 // Whether a2a's nonblocking operations advance inside any MPI call of the
-// process through the MPI library's own hook (a2a::progress_mode()): only
-// then may an interposer hand out requests that the MPI library completes.
+// process, through the MPI library's own hook or a2a's progress thread
+// (a2a::progress_mode()): only then may an interposer hand out requests
+// that the MPI library completes.
 bool strong_progress();
+// Whether the program runs at MPI_THREAD_MULTIPLE (below it one thread
+// makes every MPI call, the progress hook's included).
+bool threads_multiple();
 // done(arg, rc) once `request`'s operation is done (rc: its MPI code), from
 // inside whichever MPI call advanced it, or at once where it is done
 // already.  done may complete an MPI request of the interposer's

@@ -28,9 +28,9 @@ unsigned long long forgotten() { return comms_freed(); }
 
 bool set_up(MPI_Comm comm) { return has_context(comm); }
 
-// The library's own hook only: A2A_PROGRESS_THREAD's thread does not serve
-// the shim (docs/progress.md).
 bool strong_progress() { return ensure_progress() != ProgressMode::none; }
+
+bool threads_multiple() { return a2a::detail::threads_multiple(); }
 
 void when_done(A2A_Request request, void (*done)(void* arg, int rc), void* arg) {
   watch_operation(request, done, arg);

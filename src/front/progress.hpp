@@ -9,8 +9,8 @@
 //   none    weak progress (MPICH without the thread, SMPI).
 // MPICH 4.3's MPIX_Async_start would serve as opal does; Debian 12 ships
 // 4.0.2, so it is not used until it can be run (docs/progress.md).
-// The shim serves MPI_Ialltoall(v) and the persistent calls only where opal
-// is (src/shim/pmpi.cpp).  docs/progress.md has the table.
+// The shim serves MPI_Ialltoall(v) and the persistent calls only where one
+// is active (src/shim/pmpi.cpp).  docs/progress.md has the table.
 #pragma once
 #include "a2a/a2a.h"
 

@@ -496,18 +496,13 @@ void fortran_ialltoallv(const void* sb, const MPI_Fint* sc, const MPI_Fint* sd, 
     fortran_alltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, ierr);                                             \
   }
 
-A2A_FORTRAN_ALLTOALL(mpi_alltoall)
-A2A_FORTRAN_ALLTOALL(mpi_alltoall_)
-A2A_FORTRAN_ALLTOALL(mpi_alltoall__)
-A2A_FORTRAN_ALLTOALL(MPI_ALLTOALL)
-A2A_FORTRAN_ALLTOALL(mpi_alltoall_f08)
-A2A_FORTRAN_ALLTOALL(mpi_alltoall_f08_)
-A2A_FORTRAN_ALLTOALLV(mpi_alltoallv)
-A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_)
-A2A_FORTRAN_ALLTOALLV(mpi_alltoallv__)
-A2A_FORTRAN_ALLTOALLV(MPI_ALLTOALLV)
-A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08)
-A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
+// Every Fortran name of one entry point: mpif.h / `use mpi` under each
+// mangling, and Open MPI's `use mpi_f08` names.
+#define A2A_FORTRAN_NAMES(macro, lower, upper) \
+  macro(lower) macro(lower##_) macro(lower##__) macro(upper) macro(lower##_f08) macro(lower##_f08_)
+
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALL, mpi_alltoall, MPI_ALLTOALL)
+A2A_FORTRAN_NAMES(A2A_FORTRAN_ALLTOALLV, mpi_alltoallv, MPI_ALLTOALLV)
 
 // MPI_IALLTOALL(V): served as the C calls are (the library's own waits
 // complete the request).
@@ -522,10 +517,6 @@ A2A_FORTRAN_ALLTOALLV(mpi_alltoallv_f08_)
                        MPI_Fint* request, MPI_Fint* ierr) {                                                     \
     fortran_ialltoallv(sb, sc, sd, st, rb, rc, rd, rt, comm, request, ierr);                                    \
   }
-// Every Fortran name of one entry point: mpif.h / `use mpi` under each
-// mangling, and Open MPI's `use mpi_f08` names.
-#define A2A_FORTRAN_NAMES(macro, lower, upper) \
-  macro(lower) macro(lower##_) macro(lower##__) macro(upper) macro(lower##_f08) macro(lower##_f08_)
 
 A2A_FORTRAN_NAMES(A2A_FORTRAN_IALLTOALL, mpi_ialltoall, MPI_IALLTOALL)
 A2A_FORTRAN_NAMES(A2A_FORTRAN_IALLTOALLV, mpi_ialltoallv, MPI_IALLTOALLV)

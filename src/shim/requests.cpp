@@ -16,12 +16,7 @@ std::mutex lock;  // the handshakes below, the plans' table, the orphans
 // `lock`, at MPI_THREAD_MULTIPLE only: else one thread makes every MPI
 // call, the progress hook's included.
 std::unique_lock<std::mutex> guard() {
-  static const bool multiple = [] {
-    int level = MPI_THREAD_SINGLE;
-    PMPI_Query_thread(&level);
-    return level == MPI_THREAD_MULTIPLE;
-  }();
-  return multiple ? std::unique_lock<std::mutex>(lock) : std::unique_lock<std::mutex>();
+  return a2a::interpose::threads_multiple() ? std::unique_lock<std::mutex>(lock) : std::unique_lock<std::mutex>();
 }
 // Inside a watcher's call (the progress hook): the a2a operation must not
 // be completed here (A2A_Wait belongs outside the hook).

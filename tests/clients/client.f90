@@ -32,18 +32,14 @@ program client
   via_a2a = .true.
   allocate(sbuf(n * np), rbuf(n * np), sc(np), sd(np), rc(np), rd(np))
 
-  do d = 0, np - 1
-    do j = 0, n - 1
-      sbuf(d * n + j + 1) = code(rank, d, j)
-    end do
-  end do
+  call fill_uniform(0)
   call MPI_Alltoall(sbuf, n, MPI_INTEGER, rbuf, n, MPI_INTEGER, MPI_COMM_WORLD, ierr)
-  call check_uniform()
+  call check_uniform(0)
   via_a2a = via_a2a .and. ran("A2A_ALLTOALL")
 
   rbuf = sbuf
   call alltoall_in_place(rbuf, n, ierr)  ! in_place.f90
-  call check_uniform()
+  call check_uniform(0)
   via_a2a = via_a2a .and. ran("A2A_ALLTOALL")
 
   ! alltoallv: s sends mod(s + d, 3) integers to d, blocks in reverse order
@@ -65,11 +61,7 @@ program client
     end do
   end do
   call MPI_Alltoallv(sbuf, sc, sd, MPI_INTEGER, rbuf, rc, rd, MPI_INTEGER, MPI_COMM_WORLD, ierr)
-  do s = 0, np - 1
-    do j = 0, rc(s + 1) - 1
-      if (rbuf(rd(s + 1) + j + 1) /= code(s, rank, j)) bad = bad + 1
-    end do
-  end do
+  call check_v(rbuf)
   via_a2a = via_a2a .and. ran("A2A_ALLTOALLV")
 
   ! The nonblocking calls: the last stats name alltoallv's algorithm until
@@ -78,42 +70,26 @@ program client
   vbuf = sbuf
   deallocate(sbuf, rbuf)
   allocate(sbuf(n * np), rbuf(n * np))
-  do d = 0, np - 1
-    do j = 0, n - 1
-      sbuf(d * n + j + 1) = code(rank, d, j)
-    end do
-  end do
+  call fill_uniform(0)
   rbuf = -1
   call MPI_Ialltoall(sbuf, n, MPI_INTEGER, rbuf, n, MPI_INTEGER, MPI_COMM_WORLD, request, ierr)
   call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-  call check_uniform()
+  call check_uniform(0)
   nb_via_a2a = ran("A2A_ALLTOALL")
   wbuf = -1
   call MPI_Ialltoallv(vbuf, sc, sd, MPI_INTEGER, wbuf, rc, rd, MPI_INTEGER, MPI_COMM_WORLD, request, ierr)
   call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-  do s = 0, np - 1
-    do j = 0, rc(s + 1) - 1
-      if (wbuf(rd(s + 1) + j + 1) /= code(s, rank, j)) bad = bad + 1
-    end do
-  end do
+  call check_v(wbuf)
   nb_via_a2a = nb_via_a2a .and. ran("A2A_ALLTOALLV")
   if (request /= MPI_REQUEST_NULL) bad = bad + 1
 
   call alltoall_init(sbuf, n, rbuf, request, ierr)
   do round = 1, 5
-    do d = 0, np - 1
-      do j = 0, n - 1
-        sbuf(d * n + j + 1) = code(rank, d, j) + round * 10000000
-      end do
-    end do
+    call fill_uniform(round)
     rbuf = -1
     call MPI_Start(request, ierr)
     call MPI_Wait(request, MPI_STATUS_IGNORE, ierr)
-    do s = 0, np - 1
-      do j = 0, n - 1
-        if (rbuf(s * n + j + 1) /= code(s, rank, j) + round * 10000000) bad = bad + 1
-      end do
-    end do
+    call check_uniform(round)
   end do
   call MPI_Request_free(request, ierr)
   if (request /= MPI_REQUEST_NULL) bad = bad + 1
@@ -144,10 +120,31 @@ contains
     code = (src * 64 + dst) * 1000 + idx
   end function
 
-  subroutine check_uniform()
+  ! alltoall's blocks, each value shifted by `round` (a persistent start's)
+  subroutine fill_uniform(round)
+    integer, intent(in) :: round
+    do d = 0, np - 1
+      do j = 0, n - 1
+        sbuf(d * n + j + 1) = code(rank, d, j) + round * 10000000
+      end do
+    end do
+  end subroutine
+
+  subroutine check_uniform(round)
+    integer, intent(in) :: round
     do s = 0, np - 1
       do j = 0, n - 1
-        if (rbuf(s * n + j + 1) /= code(s, rank, j)) bad = bad + 1
+        if (rbuf(s * n + j + 1) /= code(s, rank, j) + round * 10000000) bad = bad + 1
+      end do
+    end do
+  end subroutine
+
+  ! alltoallv's blocks in buf, at rd
+  subroutine check_v(buf)
+    integer, intent(in) :: buf(:)
+    do s = 0, np - 1
+      do j = 0, rc(s + 1) - 1
+        if (buf(rd(s + 1) + j + 1) /= code(s, rank, j)) bad = bad + 1
       end do
     end do
   end subroutine
