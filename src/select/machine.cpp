@@ -63,16 +63,20 @@ int measure_machine_on(CommContext& ctx, MPI_Comm comm, MachineModel& m) {
   const int inter_peer = ranks.size() > 1 ? ranks[1][0] : -1;
   double o_intra = 0, o_inter = 0, p_intra = 0, p_inter = 0;
   const bool open_mpi = m.library == Library::open_mpi;
+  // Each part is measured with the ranks it leaves out asleep in wait_quietly.
   if (intra_peer >= 0 && (ctx.rank == 0 || ctx.rank == intra_peer))
     measure_link(comm, ctx.rank, intra_peer, open_mpi, ctx.oversubscribed, m.intra, o_intra, p_intra);
+  wait_quietly(comm);
   if (inter_peer >= 0 && (ctx.rank == 0 || ctx.rank == inter_peer))
     measure_link(comm, ctx.rank, inter_peer, open_mpi, ctx.oversubscribed, m.inter, o_inter, p_inter);
+  wait_quietly(comm);
   if (intra_peer < 0) m.intra = m.inter, o_intra = o_inter, p_intra = p_inter;
   if (inter_peer < 0) m.inter = m.intra, o_inter = o_intra, p_inter = p_intra;
   m.overhead = std::max(o_intra, o_inter);
   m.persistent = std::max(p_intra, p_inter);
   m.copy = ctx.rank == 0 ? measure_copy() : 0;
   const NodeCosts node = measure_node(comm, ctx.oversubscribed);
+  wait_quietly(comm);  // the other nodes' ranks, while rank 0's node measures
   m.flag = node.flag;
   m.flag_round = node.flag_round;
   std::copy(std::begin(node.seg), std::end(node.seg), m.seg);

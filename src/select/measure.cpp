@@ -2,6 +2,7 @@
 
 #include <sched.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -292,6 +293,24 @@ NodeCosts measure_node(MPI_Comm comm, bool oversubscribed) {
   }
   MPI_Comm_free(&node);
   return c;
+#endif
+}
+
+void wait_quietly(MPI_Comm comm) {
+#ifdef A2A_SMPI
+  MPI_Barrier(comm);  // simulated ranks have a core each
+#else
+  MPI_Request r = MPI_REQUEST_NULL;
+  if (MPI_Ibarrier(comm, &r) != MPI_SUCCESS) return;
+  // Naps from 10 us doubling to 1 ms: a short wait ends soon after its
+  // peers arrive, and a long one leaves its core idle long enough for the
+  // kernel to move a measuring rank there (constant short naps kept two
+  // measuring ranks on one core, each message costing a time slice).
+  timespec nap{0, 10000};
+  for (int done = 0; MPI_Test(&r, &done, MPI_STATUS_IGNORE) == MPI_SUCCESS && !done;) {
+    nanosleep(&nap, nullptr);
+    nap.tv_nsec = std::min(2 * nap.tv_nsec, 1000000L);
+  }
 #endif
 }
 

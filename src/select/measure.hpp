@@ -15,7 +15,8 @@
 //    by rank 0 and copied out by its node-mate, and the same block read by
 //    the node-mate straight from rank 0's memory with CMA (process_vm_readv),
 //    at kShmCopyBytes; a flag ping-pong through the window.
-// Rank 0 returns the figures; the caller broadcasts them.
+// Ranks outside a part wait asleep (wait_quietly).  Rank 0 returns the
+// figures; the caller broadcasts them.
 #pragma once
 #include <mpi.h>
 
@@ -47,5 +48,12 @@ struct NodeCosts {
   double seg[kShmCopySizes] = {}, cma[kShmCopySizes] = {};
 };
 NodeCosts measure_node(MPI_Comm comm, bool oversubscribed);
+
+// Every rank of comm meets here (collective).  Ranks with nothing to measure
+// wait here asleep between tests instead of spinning in a blocking call: a
+// spinning bystander that shares a core with the measured pair (time-sliced
+// or hyperthreaded nodes, an emulated cluster) would time the scheduler,
+// not the link.
+void wait_quietly(MPI_Comm comm);
 
 }  // namespace a2a::detail
